@@ -1,0 +1,1 @@
+"""Contacts: people an agent can look up, create and update."""

@@ -1,0 +1,1 @@
+"""DCIM: sites, devices placed at them, and tags on devices."""

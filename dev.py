@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""Developer entry point: bring up the demo or run the test suite.
+
+Needs only Python 3.11+ and this checkout. Every command first makes sure
+``.venv`` exists and holds the project and the dependency groups the command
+needs (re-installing only when ``pyproject.toml`` changed), then runs::
+
+    python3 dev.py demo      # migrate, seed and serve the demo on 127.0.0.1:8000
+    python3 dev.py test      # the whole test suite (SQLite, or $DATABASE_URL)
+    python3 dev.py lint      # ruff check + ruff format --check
+    python3 dev.py type      # mypy --strict
+    python3 dev.py bench ... # a benchmark from bench/ (see docs/performance.md)
+
+Extra arguments after ``test`` go to pytest, e.g. ``python3 dev.py test -k wrapper``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+PYTHON = BIN / ("python.exe" if os.name == "nt" else "python")
+GROUPS = {
+    "demo": ["demo"],
+    "test": ["test"],
+    "lint": ["lint"],
+    "type": ["type"],
+    "bench": ["test"],
+}
+
+
+def run(*args: str | os.PathLike[str], env: dict[str, str] | None = None) -> None:
+    """Run a command from the project root; exit with its code on failure."""
+    result = subprocess.run([str(a) for a in args], cwd=ROOT, env=env, check=False)
+    if result.returncode:
+        sys.exit(result.returncode)
+
+
+def ensure_venv(groups: list[str]) -> None:
+    """Create .venv and install the project with ``groups`` when needed."""
+    if sys.version_info < (3, 11):  # noqa: UP036 - run by a bare python3
+        sys.exit("frisian_mcp needs Python 3.11 or newer.")
+    if not PYTHON.exists():
+        print(f"Creating {VENV} ...", flush=True)
+        venv.create(VENV, with_pip=True)
+    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()[:16]
+    stamp = VENV / f".frisian-{'-'.join(sorted(groups))}-{digest}"
+    if stamp.exists():
+        return
+    print("Installing dependencies into .venv ...", flush=True)
+    # Dependency groups (PEP 735) need pip 25.1 or newer.
+    run(PYTHON, "-m", "pip", "install", "--quiet", "--upgrade", "pip>=25.1")
+    group_args = [arg for group in groups for arg in ("--group", group)]
+    run(PYTHON, "-m", "pip", "install", "--quiet", "-e", ".", *group_args)
+    stamp.touch()
+
+
+def manage(*args: str) -> None:
+    """Run a demo_project management command."""
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "demo_project.settings"}
+    run(PYTHON, "manage.py", *args, env=env)
+
+
+def main(argv: list[str]) -> None:
+    """Dispatch ``argv[0]`` to the matching command."""
+    if not argv or argv[0] not in GROUPS:
+        print(__doc__)
+        sys.exit(2)
+    command, rest = argv[0], argv[1:]
+    ensure_venv(GROUPS[command])
+    if command == "demo":
+        manage("migrate", "--no-input", "--verbosity", "0")
+        manage("seed_demo")
+        manage("runserver", *(rest or ["127.0.0.1:8000"]))
+    elif command == "test":
+        run(PYTHON, "-m", "pytest", *rest)
+    elif command == "lint":
+        run(PYTHON, "-m", "ruff", "check", ".")
+        run(PYTHON, "-m", "ruff", "format", "--check", ".")
+    elif command == "type":
+        run(PYTHON, "-m", "mypy")
+    elif command == "bench":
+        if not rest:
+            sys.exit("usage: python3 dev.py bench bench/<script>.py [args]")
+        run(PYTHON, *rest)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,199 @@
+"""System checks for frisian_mcp's settings and tool surface.
+
+Ids are ``frisian_mcp.E0xx`` (errors) and ``frisian_mcp.W0xx`` (warnings),
+never reused; ``docs/checks.md`` lists every one with its fix.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from django.conf import settings
+from django.core import checks
+from django.urls import NoReverseMatch, reverse
+from rest_framework.authentication import BaseAuthentication
+
+from frisian_mcp.conf import (
+    DEFAULTS,
+    IMPORT_STRINGS,
+    REMOVED_SETTINGS,
+    SETTINGS_NAME,
+    mcp_settings,
+)
+from frisian_mcp.exceptions import ConfigurationError
+
+__all__ = ["check_settings", "check_tools"]
+
+_POLICIES = ("RAISE", "WARN", "IGNORE")
+_POSITIVE_INTS = (
+    "MAX_REQUEST_BYTES",
+    "TOOLS_LIST_PAGE_SIZE",
+    "PAGE_SIZE",
+    "MAX_PAGE_SIZE",
+)
+
+
+@checks.register()
+def check_settings(
+    app_configs: Iterable[Any] | None = None, **kwargs: Any
+) -> list[checks.CheckMessage]:
+    """Check the ``FRISIAN_MCP`` dict: shape, keys, imports and values."""
+    user = getattr(settings, SETTINGS_NAME, None)
+    if user is None:
+        user = {}
+    if not isinstance(user, dict):
+        return [
+            checks.Error(
+                f"settings.{SETTINGS_NAME} must be a dict, not {type(user).__name__}.",
+                hint=f"Write {SETTINGS_NAME} = {{...}} with keys from docs/settings.md.",
+                id="frisian_mcp.E001",
+            )
+        ]
+    errors: list[checks.CheckMessage] = []
+    for key in user:
+        if key in REMOVED_SETTINGS:
+            errors.append(
+                checks.Error(
+                    f"{SETTINGS_NAME}[{key!r}] was removed: {REMOVED_SETTINGS[key]}",
+                    hint=f"Delete {key!r} from {SETTINGS_NAME}.",
+                    id="frisian_mcp.E003",
+                )
+            )
+        elif key not in DEFAULTS:
+            close = difflib.get_close_matches(str(key), DEFAULTS, n=1)
+            errors.append(
+                checks.Error(
+                    f"{SETTINGS_NAME} has an unknown key {key!r}.",
+                    hint=f"Did you mean {close[0]!r}?"
+                    if close
+                    else "See docs/settings.md for the keys.",
+                    id="frisian_mcp.E002",
+                )
+            )
+    if errors:
+        return errors
+    for key in sorted(IMPORT_STRINGS & set(user)):
+        try:
+            getattr(mcp_settings, key)
+        except ConfigurationError as exc:
+            errors.append(
+                checks.Error(
+                    str(exc), hint="Fix the dotted path.", id="frisian_mcp.E004"
+                )
+            )
+    if not errors:
+        errors.extend(_check_classes())
+    errors.extend(_check_values(user))
+    return errors
+
+
+def _check_classes() -> list[checks.CheckMessage]:
+    from frisian_mcp.discovery import BaseDiscoveryBackend
+
+    errors: list[checks.CheckMessage] = []
+    backend = mcp_settings.DISCOVERY_BACKEND
+    if not (isinstance(backend, type) and issubclass(backend, BaseDiscoveryBackend)):
+        errors.append(
+            checks.Error(
+                f"{SETTINGS_NAME}['DISCOVERY_BACKEND'] must be a subclass of "
+                "frisian_mcp.discovery.BaseDiscoveryBackend.",
+                hint="Subclass BaseDiscoveryBackend or URLConfDiscoveryBackend (docs/extending.md).",
+                id="frisian_mcp.E005",
+            )
+        )
+    classes = mcp_settings.AUTHENTICATION_CLASSES
+    if classes is not None and not all(
+        isinstance(c, type) and issubclass(c, BaseAuthentication) for c in classes
+    ):
+        errors.append(
+            checks.Error(
+                f"{SETTINGS_NAME}['AUTHENTICATION_CLASSES'] must list DRF authentication classes.",
+                hint="Name subclasses of rest_framework.authentication.BaseAuthentication.",
+                id="frisian_mcp.E006",
+            )
+        )
+    return errors
+
+
+def _check_values(user: dict[str, Any]) -> list[checks.CheckMessage]:
+    problems: list[str] = []
+    values = {**DEFAULTS, **user}
+    for key in _POSITIVE_INTS:
+        value = values[key]
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            problems.append(f"{key} must be a positive integer")
+    if not problems and values["PAGE_SIZE"] > values["MAX_PAGE_SIZE"]:
+        problems.append("PAGE_SIZE must not exceed MAX_PAGE_SIZE")
+    if values["UNMAPPED_FIELD_POLICY"] not in _POLICIES:
+        problems.append("UNMAPPED_FIELD_POLICY must be one of " + ", ".join(_POLICIES))
+    origins = values["ALLOWED_ORIGINS"]
+    if not isinstance(origins, list | tuple) or not all(
+        isinstance(o, str)
+        and (o == "*" or re.match(r"^https?://[^/]+$", o.rstrip("/")))
+        for o in origins
+    ):
+        problems.append(
+            'ALLOWED_ORIGINS must be a list of "scheme://host[:port]" strings (or "*")'
+        )
+    prefix = values["PATH_PREFIX"]
+    if prefix is not None:
+        try:
+            re.compile(str(prefix))
+        except re.error:
+            problems.append("PATH_PREFIX must be a valid regular expression or None")
+    for key in ("SERVER_NAME",):
+        if not isinstance(values[key], str) or not values[key]:
+            problems.append(f"{key} must be a non-empty string")
+    return [
+        checks.Error(
+            f"{SETTINGS_NAME}: {problem}.",
+            hint="See docs/settings.md for the type and an example of each key.",
+            id="frisian_mcp.E007",
+        )
+        for problem in problems
+    ]
+
+
+@checks.register(checks.Tags.urls)
+def check_tools(
+    app_configs: Iterable[Any] | None = None, **kwargs: Any
+) -> list[checks.CheckMessage]:
+    """Check that the endpoint is mounted and the tool names are sound."""
+    messages: list[checks.CheckMessage] = []
+    try:
+        reverse("frisian_mcp:endpoint")
+    except NoReverseMatch:
+        messages.append(
+            checks.Warning(
+                "The MCP endpoint is not in the URLconf.",
+                hint='Add path("mcp", include("frisian_mcp.urls")) to your urlpatterns.',
+                id="frisian_mcp.W001",
+            )
+        )
+    if check_settings():
+        return messages
+    from frisian_mcp.registry import ToolRegistry
+
+    try:
+        registry = ToolRegistry.from_settings()
+    except Exception as exc:
+        messages.append(
+            checks.Error(
+                f"frisian_mcp could not discover the API's endpoints: {type(exc).__name__}: {exc}",
+                hint="Check the URLconf and FRISIAN_MCP['DISCOVERY_BACKEND'].",
+                id="frisian_mcp.E008",
+            )
+        )
+        return messages
+    for name in registry.clashes:
+        messages.append(
+            checks.Warning(
+                f"Several endpoints would be named {name!r}; frisian_mcp renamed them.",
+                hint="Give the viewsets distinct mcp_name attributes to choose the names.",
+                id="frisian_mcp.W002",
+            )
+        )
+    return messages

@@ -1,0 +1,143 @@
+"""Settings: the one ``FRISIAN_MCP`` dict, its defaults, and lazy access.
+
+Read every setting through ``mcp_settings.KEY``. Nothing is read at import
+time; values are looked up on first access, import strings are resolved to
+objects, and the cache is cleared on Django's ``setting_changed`` signal so
+``override_settings(FRISIAN_MCP=...)`` works in tests. ``docs/settings.md``
+documents every key (a test keeps the two in sync).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.core.signals import setting_changed
+from django.dispatch import receiver
+from django.utils.module_loading import import_string
+
+from frisian_mcp.exceptions import ConfigurationError
+
+__all__ = [
+    "DEFAULTS",
+    "IMPORT_STRINGS",
+    "REMOVED_SETTINGS",
+    "SETTINGS_NAME",
+    "MCPSettings",
+    "mcp_settings",
+]
+
+#: The name of the Django setting that holds frisian_mcp's configuration.
+SETTINGS_NAME = "FRISIAN_MCP"
+
+DEFAULTS: dict[str, Any] = {
+    # Class that finds the project's DRF endpoints; dotted path to a subclass
+    # of frisian_mcp.discovery.BaseDiscoveryBackend.
+    # Example: "myproject.mcp.AllowListDiscoveryBackend".
+    "DISCOVERY_BACKEND": "frisian_mcp.discovery.URLConfDiscoveryBackend",
+    # Dotted path of the URLconf module the default backend walks; None walks
+    # settings.ROOT_URLCONF. Example: "myproject.api_urls".
+    "URLCONF": None,
+    # Regex matching the leading part of API paths that tool names leave out;
+    # None strips the longest common leading path segments of all endpoints.
+    # Example: r"^/api/" (so /api/v1/contacts/ becomes v1__contacts__list).
+    "PATH_PREFIX": None,
+    # What to do with a serializer field that has no JSON Schema mapping:
+    # "RAISE" (SchemaError), "WARN" (warn, accept any JSON) or "IGNORE"
+    # (accept any JSON silently).
+    "UNMAPPED_FIELD_POLICY": "WARN",
+    # serverInfo.name returned by initialize. Example: "acme-crm".
+    "SERVER_NAME": "frisian-mcp",
+    # serverInfo.title (a human-readable name); None leaves it out.
+    "SERVER_TITLE": None,
+    # Instructions returned by initialize to steer the agent; None leaves them
+    # out. Example: "Contacts are unique by email."
+    "SERVER_INSTRUCTIONS": None,
+    # Origins (scheme://host[:port]) allowed in the Origin header besides the
+    # endpoint's own origin; any other Origin gets 403. "*" allows any origin
+    # (not recommended). Example: ["http://localhost:6274"].
+    "ALLOWED_ORIGINS": [],
+    # Authentication classes for the endpoint (dotted paths); None uses
+    # REST_FRAMEWORK["DEFAULT_AUTHENTICATION_CLASSES"].
+    # Example: ["rest_framework.authentication.TokenAuthentication"].
+    "AUTHENTICATION_CLASSES": None,
+    # Largest accepted request body in bytes; larger bodies get HTTP 413.
+    # The default fits a bulk create of 10,000 small rows. Example: 4_194_304.
+    "MAX_REQUEST_BYTES": 1_048_576,
+    # Tools per tools/list page; the rest follow via nextCursor. Example: 200.
+    "TOOLS_LIST_PAGE_SIZE": 100,
+    # Rows per page of a list tool when the call gives no page_size.
+    "PAGE_SIZE": 50,
+    # Largest page_size a list tool accepts (larger values are rejected).
+    "MAX_PAGE_SIZE": 200,
+}
+
+#: Keys whose values are dotted paths resolved to objects on access.
+IMPORT_STRINGS: frozenset[str] = frozenset(
+    {"DISCOVERY_BACKEND", "AUTHENTICATION_CLASSES"}
+)
+
+#: Keys that existed once, with the reason they are gone.
+REMOVED_SETTINGS: dict[str, str] = {}
+
+
+def _import(value: Any, key: str) -> Any:
+    """Resolve a dotted path (or a list of them) for ``key``."""
+    if value is None:
+        return None
+    if isinstance(value, list | tuple):
+        return [_import(item, key) for item in value]
+    if not isinstance(value, str):
+        return value
+    try:
+        return import_string(value)
+    except ImportError as exc:
+        raise ConfigurationError(
+            f"{SETTINGS_NAME}[{key!r}] names {value!r}, which cannot be imported: {exc}."
+        ) from exc
+
+
+class MCPSettings:
+    """Lazy, cached access to ``settings.FRISIAN_MCP`` merged over DEFAULTS."""
+
+    def __init__(self) -> None:
+        self._cache: dict[str, Any] = {}
+
+    @property
+    def user_settings(self) -> dict[str, Any]:
+        """The project's ``FRISIAN_MCP`` dict (empty when unset)."""
+        value = getattr(settings, SETTINGS_NAME, None)
+        if value is None:
+            return {}
+        if not isinstance(value, dict):
+            raise ConfigurationError(
+                f"settings.{SETTINGS_NAME} must be a dict, not {type(value).__name__}."
+            )
+        return value
+
+    def __getattr__(self, key: str) -> Any:
+        if key.startswith("_") or key not in DEFAULTS:
+            raise AttributeError(f"Unknown frisian_mcp setting: {key!r}")
+        try:
+            return self._cache[key]
+        except KeyError:
+            pass
+        value = self.user_settings.get(key, DEFAULTS[key])
+        if key in IMPORT_STRINGS:
+            value = _import(value, key)
+        self._cache[key] = value
+        return value
+
+    def reload(self) -> None:
+        """Forget every cached value; the next access reads settings again."""
+        self._cache.clear()
+
+
+#: The settings object every module reads.
+mcp_settings = MCPSettings()
+
+
+@receiver(setting_changed)
+def _reload_settings(*, setting: str, **kwargs: Any) -> None:
+    if setting == SETTINGS_NAME:
+        mcp_settings.reload()

@@ -1,0 +1,430 @@
+"""JSON-RPC 2.0 and the MCP methods: envelopes in, responses out; no views.
+
+:func:`handle` takes a raw request body and returns a :class:`Reply` (HTTP
+status and JSON body, or no body for 202). It validates the envelope
+(JSON-RPC 2.0 §4-5), negotiates the protocol version (MCP 2025-11-25
+basic/lifecycle), runs ``initialize``, ``ping``, ``tools/list`` and
+``tools/call``, and is the one place where exceptions become wire errors:
+``JSONRPCError`` subclasses map to their codes, ``ToolInputError`` to -32602
+with ``error.data``, ``ToolExecutionError`` to an ``isError`` result, and
+anything else to -32603 with a correlation id (logged with its traceback,
+never shown).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from django.core import signing
+
+from frisian_mcp import __version__
+from frisian_mcp.conf import mcp_settings
+from frisian_mcp.exceptions import (
+    InternalError,
+    InvalidParams,
+    InvalidRequest,
+    JSONRPCError,
+    MethodNotFound,
+    ParseError,
+    ToolExecutionError,
+    ToolInputError,
+    UnsupportedProtocolVersion,
+)
+from frisian_mcp.invocation import CallContext, to_json
+from frisian_mcp.registry import ToolRegistry, get_registry
+from frisian_mcp.types import CallToolResult, ErrorCode, JSONObject, JSONRPCMessage
+
+__all__ = [
+    "ASSUMED_VERSION",
+    "LATEST_VERSION",
+    "SUPPORTED_VERSIONS",
+    "Reply",
+    "error_object",
+    "handle",
+]
+
+logger = logging.getLogger("frisian_mcp")
+
+#: Handshake-era protocol versions served, oldest first.
+SUPPORTED_VERSIONS: tuple[str, ...] = ("2025-03-26", "2025-06-18", "2025-11-25")
+#: The version offered when a client asks for one not served.
+LATEST_VERSION = SUPPORTED_VERSIONS[-1]
+#: The version assumed when a request carries no MCP-Protocol-Version header
+#: (MCP 2025-11-25 basic/transports "Protocol Version Header").
+ASSUMED_VERSION = "2025-03-26"
+#: ``_meta`` key by which 2026-07-28 clients state their version per request.
+MODERN_VERSION_META = "io.modelcontextprotocol/protocolVersion"
+
+_CURSOR_SALT = "frisian_mcp.tools_list.cursor"
+_NOTIFICATION_PREFIX = "notifications/"
+
+
+@dataclass(frozen=True)
+class Reply:
+    """An HTTP status and a JSON body (``None``: 202 Accepted, no body)."""
+
+    status: int
+    body: JSONRPCMessage | list[JSONRPCMessage] | None
+
+
+def handle(
+    payload: bytes,
+    context: CallContext,
+    *,
+    header_version: str | None = None,
+    registry: Callable[[], ToolRegistry] = get_registry,
+) -> Reply:
+    """Answer one POSTed body: a message, or a batch under 2025-03-26."""
+    try:
+        message = _parse(payload)
+    except JSONRPCError as exc:
+        return Reply(exc.http_status, _error_response(None, exc))
+    if header_version is not None and header_version not in SUPPORTED_VERSIONS:
+        unsupported = _unsupported(header_version)
+        return Reply(
+            unsupported.http_status, _error_response(_readable_id(message), unsupported)
+        )
+    context.protocol_version = header_version or ASSUMED_VERSION
+    handler = _Handler(context, registry)
+    if isinstance(message, list):
+        return handler.batch(message, explicit_version=header_version)
+    return handler.single(message)
+
+
+def error_object(exc: JSONRPCError) -> JSONObject:
+    """The JSON-RPC ``error`` member for ``exc``."""
+    error: JSONObject = {"code": exc.code, "message": exc.message}
+    if isinstance(exc, ToolInputError):
+        error["data"] = _input_error_data(exc)
+    elif exc.data is not None:
+        error["data"] = exc.data
+    return error
+
+
+class _Handler:
+    def __init__(
+        self, context: CallContext, registry: Callable[[], ToolRegistry]
+    ) -> None:
+        self.context = context
+        self.registry = registry
+        self.methods: dict[str, Callable[[JSONObject], JSONObject]] = {
+            "initialize": self.initialize,
+            "ping": self.ping,
+            "tools/list": self.tools_list,
+            "tools/call": self.tools_call,
+        }
+
+    def single(self, message: Any) -> Reply:
+        response = self.respond(message)
+        if response is None:
+            return Reply(202, None)
+        return Reply(_status_of(response), response)
+
+    def batch(self, messages: list[Any], *, explicit_version: str | None) -> Reply:
+        # Batches existed only in 2025-03-26 (removed by 2025-06-18,
+        # basic/transports "Sending Messages to the Server").
+        version = explicit_version or ASSUMED_VERSION
+        if version != "2025-03-26" or not messages:
+            exc = InvalidRequest(
+                "Invalid request: batches are not supported"
+                + (" in this protocol version." if messages else " when empty.")
+            )
+            return Reply(exc.http_status, _error_response(None, exc))
+        if any(
+            isinstance(m, dict) and m.get("method") == "initialize" for m in messages
+        ):
+            exc = InvalidRequest(
+                "Invalid request: initialize must not be part of a batch."
+            )
+            return Reply(exc.http_status, _error_response(None, exc))
+        responses = [r for r in (self.respond(m) for m in messages) if r is not None]
+        return Reply(200, responses) if responses else Reply(202, None)
+
+    def respond(self, message: Any) -> JSONRPCMessage | None:
+        """The response to one message, or ``None`` for notifications."""
+        try:
+            method, request_id, params = _envelope(message)
+        except JSONRPCError as exc:
+            return _error_response(_readable_id(message), exc)
+        if method is None:
+            return None  # a response from the client: nothing to answer
+        if request_id is _NOTIFICATION:
+            # Notifications get no response, even when they fail (JSON-RPC
+            # 2.0 §4.1); the ones MCP defines need no action from a
+            # stateless server.
+            return None
+        try:
+            _reject_modern_probe(method, params)
+            handler = self.methods.get(method)
+            if handler is None:
+                raise MethodNotFound(f"Method not found: {_safe_method(method)}.")
+            result = handler(params)
+        except ToolExecutionError as exc:
+            return {
+                "jsonrpc": "2.0",
+                "id": request_id,
+                "result": self.error_result(exc),
+            }
+        except JSONRPCError as exc:
+            return _error_response(request_id, exc)
+        except Exception:
+            correlation = uuid.uuid4().hex[:16]
+            logger.exception(
+                "Unhandled error in %s (correlation id %s)",
+                _safe_method(method),
+                correlation,
+            )
+            internal = InternalError(
+                f"Internal error (correlation id {correlation}).",
+                data={
+                    "code": ErrorCode.INTERNAL_ERROR.value,
+                    "correlation_id": correlation,
+                },
+            )
+            return _error_response(request_id, internal)
+        return {"jsonrpc": "2.0", "id": request_id, "result": result}
+
+    # -- methods ------------------------------------------------------------
+
+    def initialize(self, params: JSONObject) -> JSONObject:
+        requested = params.get("protocolVersion")
+        if not isinstance(requested, str):
+            raise InvalidParams("Invalid params: protocolVersion must be a string.")
+        # MCP 2025-11-25 basic/lifecycle "Version Negotiation": echo a
+        # supported version, else offer the latest.
+        version = requested if requested in SUPPORTED_VERSIONS else LATEST_VERSION
+        self.context.protocol_version = version
+        server_info: JSONObject = {
+            "name": str(mcp_settings.SERVER_NAME),
+            "version": __version__,
+        }
+        if mcp_settings.SERVER_TITLE and version != "2025-03-26":
+            server_info["title"] = str(mcp_settings.SERVER_TITLE)
+        result: JSONObject = {
+            "protocolVersion": version,
+            "capabilities": {"tools": {"listChanged": False}},
+            "serverInfo": server_info,
+        }
+        if mcp_settings.SERVER_INSTRUCTIONS:
+            result["instructions"] = str(mcp_settings.SERVER_INSTRUCTIONS)
+        return result
+
+    def ping(self, params: JSONObject) -> JSONObject:
+        return {}
+
+    def tools_list(self, params: JSONObject) -> JSONObject:
+        cursor = params.get("cursor")
+        offset = _read_cursor(cursor) if cursor is not None else 0
+        definitions = self.registry().definitions()
+        size = max(1, int(mcp_settings.TOOLS_LIST_PAGE_SIZE))
+        page: list[Any] = list(definitions[offset : offset + size])
+        if self.context.protocol_version == "2025-03-26":
+            # title and outputSchema arrived in 2025-06-18.
+            page = [
+                {k: v for k, v in d.items() if k not in ("title", "outputSchema")}
+                for d in page
+            ]
+        result: JSONObject = {"tools": page}
+        if offset + size < len(definitions):
+            result["nextCursor"] = signing.dumps(
+                {"o": offset + size}, salt=_CURSOR_SALT
+            )
+        return result
+
+    def tools_call(self, params: JSONObject) -> JSONObject:
+        name = params.get("name")
+        if not isinstance(name, str) or not name:
+            raise InvalidParams(
+                "Invalid params: tools/call needs a tool name in params.name."
+            )
+        arguments = params.get("arguments")
+        if arguments is None:
+            arguments = {}
+        if not isinstance(arguments, dict):
+            raise ToolInputError(
+                "Invalid params: arguments must be an object of named arguments.",
+                error_code=ErrorCode.INVALID_ARGUMENT,
+                tool=name if name in self.registry() else None,
+            )
+        structured = self.registry().dispatch(name, arguments, self.context)
+        return dict(self.success_result(structured))
+
+    # -- results ------------------------------------------------------------
+
+    def success_result(self, structured: JSONObject) -> CallToolResult:
+        result: CallToolResult = {
+            "content": [{"type": "text", "text": to_json(structured)}],
+            "structuredContent": structured,
+            "isError": False,
+        }
+        return self._for_version(result)
+
+    def error_result(self, exc: ToolExecutionError) -> JSONObject:
+        payload: JSONObject = {
+            "code": exc.error_code.value,
+            "message": exc.message,
+            "tool": exc.tool,
+            "recoverable": exc.recoverable,
+        }
+        if exc.retry_after is not None:
+            payload["retry_after"] = exc.retry_after
+        if exc.fields is not None:
+            payload["fields"] = exc.fields
+        if exc.hint:
+            payload["hint"] = exc.hint
+        payload.update(exc.extra)
+        structured = {"error": payload}
+        result: CallToolResult = {
+            "content": [{"type": "text", "text": to_json(structured)}],
+            "structuredContent": structured,
+            "isError": True,
+        }
+        return dict(self._for_version(result))
+
+    def _for_version(self, result: CallToolResult) -> CallToolResult:
+        if self.context.protocol_version == "2025-03-26":
+            # structuredContent arrived in 2025-06-18.
+            return {k: v for k, v in result.items() if k != "structuredContent"}  # type: ignore[return-value]
+        return result
+
+
+class _Notification:
+    """Marks a message without an id."""
+
+
+_NOTIFICATION: Any = _Notification()
+
+
+def _parse(payload: bytes) -> Any:
+    try:
+        message = json.loads(payload)
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        raise ParseError() from exc
+    if not isinstance(message, dict | list):
+        raise InvalidRequest("Invalid request: the body must be a JSON object.")
+    return message
+
+
+def _envelope(message: Any) -> tuple[str | None, Any, JSONObject]:
+    """Check one message; return (method, id, params) or raise InvalidRequest."""
+    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+        raise InvalidRequest('Invalid request: "jsonrpc" must be "2.0".')
+    if "method" not in message:
+        if "id" in message and ("result" in message or "error" in message):
+            return None, message["id"], {}
+        raise InvalidRequest("Invalid request: a request needs a method.")
+    method = message["method"]
+    if not isinstance(method, str) or not method:
+        raise InvalidRequest("Invalid request: method must be a non-empty string.")
+    params = message.get("params", {})
+    if params is None:
+        params = {}
+    if "id" not in message:
+        return method, _NOTIFICATION, params if isinstance(params, dict) else {}
+    request_id = message["id"]
+    if isinstance(request_id, bool) or not isinstance(request_id, str | int):
+        # MCP 2025-11-25 basic/index "Requests": ids are strings or integers.
+        raise InvalidRequest("Invalid request: id must be a string or an integer.")
+    if method.startswith(_NOTIFICATION_PREFIX):
+        raise InvalidRequest("Invalid request: notifications must not carry an id.")
+    if not isinstance(params, dict):
+        raise InvalidParams("Invalid params: params must be an object.")
+    return method, request_id, params
+
+
+def _readable_id(message: Any) -> Any:
+    if isinstance(message, dict):
+        request_id = message.get("id")
+        if isinstance(request_id, str | int) and not isinstance(request_id, bool):
+            return request_id
+    return None
+
+
+def _reject_modern_probe(method: str, params: JSONObject) -> None:
+    """Turn away 2026-07-28 requests so dual-era clients fall back.
+
+    A modern request carries its version in ``_meta`` instead of
+    initializing; this server speaks only the handshake era, so it answers
+    with the versions it does speak.
+    """
+    meta = params.get("_meta")
+    requested = meta.get(MODERN_VERSION_META) if isinstance(meta, Mapping) else None
+    if method == "server/discover" or requested is not None:
+        raise _unsupported(requested if isinstance(requested, str) else None)
+
+
+def _unsupported(requested: str | None) -> UnsupportedProtocolVersion:
+    shown = (
+        requested
+        if requested and len(requested) <= 32 and requested.isprintable()
+        else None
+    )
+    return UnsupportedProtocolVersion(
+        "Unsupported protocol version; this server speaks "
+        + ", ".join(SUPPORTED_VERSIONS)
+        + " (initialize first).",
+        data={"supported": list(SUPPORTED_VERSIONS), "requested": shown},
+    )
+
+
+def _read_cursor(cursor: Any) -> int:
+    if not isinstance(cursor, str):
+        raise InvalidParams("Invalid params: cursor must be a string from nextCursor.")
+    try:
+        data = signing.loads(cursor, salt=_CURSOR_SALT)
+        offset = int(data["o"])
+    except (signing.BadSignature, KeyError, TypeError, ValueError) as exc:
+        raise InvalidParams(
+            "Invalid cursor: pass back a nextCursor value unchanged.",
+            data={"code": ErrorCode.INVALID_TOKEN.value},
+        ) from exc
+    if offset < 0:
+        raise InvalidParams(
+            "Invalid cursor.", data={"code": ErrorCode.INVALID_TOKEN.value}
+        )
+    return offset
+
+
+def _error_response(request_id: Any, exc: JSONRPCError) -> JSONRPCMessage:
+    return {"jsonrpc": "2.0", "id": request_id, "error": error_object(exc)}
+
+
+def _input_error_data(exc: ToolInputError) -> JSONObject:
+    data: JSONObject = {"code": exc.error_code.value, "tool": exc.tool}
+    if exc.field is not None:
+        data["field"] = exc.field
+    if exc.fields is not None:
+        data["fields"] = exc.fields
+    if exc.hint:
+        data["hint"] = exc.hint
+    data.update(exc.extra)
+    return data
+
+
+def _status_of(response: JSONRPCMessage) -> int:
+    error = response.get("error")
+    if not isinstance(error, dict):
+        return 200
+    code = error.get("code")
+    for exc_class in (
+        ParseError,
+        InvalidRequest,
+        InternalError,
+        UnsupportedProtocolVersion,
+    ):
+        if code == exc_class.code:
+            return exc_class.http_status
+    return 200
+
+
+def _safe_method(method: str) -> str:
+    return (
+        method
+        if len(method) <= 64 and method.replace("/", "").replace("_", "").isalnum()
+        else "<method>"
+    )

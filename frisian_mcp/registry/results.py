@@ -1,0 +1,194 @@
+"""Turn what the view answered into a tool result or a typed error.
+
+2xx becomes the structured result (always a JSON object; lists and scalars
+are wrapped). 400 becomes a :class:`ToolInputError` with one entry per field
+and DRF error code; DRF messages that quote the submitted value are replaced
+or redacted, never passed through (seed 002). Other statuses become
+:class:`ToolExecutionError`\\ s with a code from the closed enum.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from frisian_mcp.exceptions import ToolExecutionError, ToolInputError
+from frisian_mcp.invocation import InvocationResult, to_json
+from frisian_mcp.registry.validation import FieldError, is_plain_identifier
+from frisian_mcp.types import ErrorCode, JSONObject
+
+__all__ = ["drf_field_errors", "raise_for_status", "structured_result"]
+
+# DRF error codes whose stock messages quote the submitted value.
+_REPLACED_MESSAGES = {
+    "invalid_choice": "is not one of the allowed choices",
+    "does_not_exist": "refers to an object that does not exist or is not visible to you",
+    "incorrect_type": "has the wrong type for a reference (send an id or a lookup object)",
+    "no_match": "is not a link to an object of the right kind",
+    "incorrect_match": "is not a link to an object of the right kind",
+    "not_a_list": "must be a list",
+    "not_a_dict": "must be an object",
+}
+_REDACTED = "<value>"
+
+
+def structured_result(data: Any) -> JSONObject:
+    """The ``structuredContent`` of a successful call: always an object."""
+    if data is None:
+        return {}
+    plain = json.loads(to_json(data))
+    return plain if isinstance(plain, dict) else {"result": plain}
+
+
+def raise_for_status(tool: str, noun: str, result: InvocationResult, sent: Any) -> None:
+    """Raise the error matching a non-2xx status; return on success."""
+    status = result.status
+    if status < 400:
+        return
+    if status == 400:
+        fields = drf_field_errors(result.data, sent)
+        names = ", ".join(dict.fromkeys(f["field"] for f in fields)) or "the data"
+        raise ToolInputError(
+            f"{tool} rejected the data: fix {names} and call again.",
+            error_code=ErrorCode.VALIDATION_FAILED,
+            tool=tool,
+            fields=fields,
+            hint="Each entry of 'fields' names a field, a DRF error code and what is wrong.",
+        )
+    if status == 401:
+        raise ToolExecutionError(
+            "Authentication is required for this tool.",
+            error_code=ErrorCode.NOT_AUTHENTICATED,
+            tool=tool,
+            status=status,
+            hint="Send credentials the server accepts (see its documentation) and call again.",
+        )
+    if status == 403:
+        raise ToolExecutionError(
+            "You do not have permission to perform this action.",
+            error_code=ErrorCode.PERMISSION_DENIED,
+            tool=tool,
+            status=status,
+        )
+    if status == 404:
+        raise ToolExecutionError(
+            f"No {noun} matches the given lookup, or it is not visible to you.",
+            error_code=ErrorCode.NOT_FOUND,
+            tool=tool,
+            recoverable=True,
+            status=status,
+            hint="Check the id, or use the list tool to find the object.",
+        )
+    if status == 409:
+        raise ToolExecutionError(
+            f"The change conflicts with existing data ({noun}); nothing was written.",
+            error_code=ErrorCode.CONFLICT,
+            tool=tool,
+            recoverable=True,
+            status=status,
+            hint="A unique value may already be taken, or other rows still refer to this one.",
+        )
+    if status == 429:
+        retry_after = _retry_after(result)
+        raise ToolExecutionError(
+            "Too many calls; wait before calling again.",
+            error_code=ErrorCode.THROTTLED,
+            tool=tool,
+            recoverable=True,
+            status=status,
+            retry_after=retry_after,
+            hint=f"Retry after {retry_after:g} seconds."
+            if retry_after is not None
+            else None,
+        )
+    if status < 500:
+        raise ToolExecutionError(
+            f"The API refused the request (HTTP {status}).",
+            error_code=ErrorCode.REQUEST_REJECTED,
+            tool=tool,
+            status=status,
+        )
+    raise ToolExecutionError(
+        f"The API failed to handle the request (HTTP {status}).",
+        error_code=ErrorCode.INTERNAL_ERROR,
+        tool=tool,
+        status=status,
+    )
+
+
+def drf_field_errors(data: Any, sent: Any, prefix: str = "") -> list[FieldError]:
+    """Flatten DRF's error data into ``[{"field", "code", "message"}]``.
+
+    Messages of codes whose stock text quotes the input are replaced; any
+    other message has the values sent for that field redacted.
+    """
+    errors: list[FieldError] = []
+    if isinstance(data, Mapping):
+        for key, value in data.items():
+            name = str(key) if is_plain_identifier(key) else "<key>"
+            path = f"{prefix}.{name}" if prefix else name
+            child_sent = sent.get(key) if isinstance(sent, Mapping) else None
+            if key in ("non_field_errors", "detail"):
+                child_sent = sent
+            errors.extend(drf_field_errors(value, child_sent, path))
+    elif isinstance(data, list | tuple):
+        if all(isinstance(item, str) for item in data):
+            for item in data:
+                errors.append(_entry(prefix, item, sent))
+        else:
+            for index, item in enumerate(data):
+                if not item:
+                    continue
+                child_sent = (
+                    sent[index]
+                    if isinstance(sent, list) and index < len(sent)
+                    else None
+                )
+                errors.extend(drf_field_errors(item, child_sent, f"{prefix}[{index}]"))
+    elif data is not None:
+        errors.append(_entry(prefix, data, sent))
+    return errors
+
+
+def _entry(field: str, detail: Any, sent: Any) -> FieldError:
+    code = str(getattr(detail, "code", None) or "invalid")
+    message = _REPLACED_MESSAGES.get(code) or _redact(str(detail), _values(sent))
+    return {"field": field or "non_field_errors", "code": code, "message": message}
+
+
+def _values(sent: Any) -> set[str]:
+    found: set[str] = set()
+    if isinstance(sent, Mapping):
+        for value in sent.values():
+            found |= _values(value)
+    elif isinstance(sent, list | tuple):
+        for value in sent:
+            found |= _values(value)
+    elif sent is not None and not isinstance(sent, bool):
+        text = str(sent)
+        if text:
+            found.add(text)
+    return found
+
+
+def _redact(message: str, values: Iterable[str]) -> str:
+    for value in sorted(values, key=len, reverse=True):
+        if len(value) < 2 and not value.isalnum():
+            continue
+        pattern = (
+            r"(?<![\w])" + re.escape(value) + r"(?![\w])"
+            if value[:1].isalnum()
+            else re.escape(value)
+        )
+        message = re.sub(pattern, _REDACTED, message)
+    return message
+
+
+def _retry_after(result: InvocationResult) -> float | None:
+    header = {k.lower(): v for k, v in result.headers.items()}.get("retry-after")
+    try:
+        return float(header) if header is not None else None
+    except ValueError:
+        return None

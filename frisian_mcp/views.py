@@ -1,0 +1,235 @@
+"""The HTTP boundary: one Streamable HTTP endpoint (MCP 2025-11-25 basic/transports).
+
+Only transport rules live here: the method (POST; GET and DELETE get 405 as
+the server is stateless), the Origin check (403), Accept and Content-Type
+(406, 415), the body size (413), authentication with DRF authenticators
+(401/403), and rendering the reply as JSON or, for clients that accept only
+``text/event-stream``, as a one-event SSE stream. Everything else is
+``frisian_mcp.jsonrpc``'s.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any
+from urllib.parse import urlsplit
+
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
+from django.utils.decorators import method_decorator
+from django.views import View
+from django.views.decorators.csrf import csrf_exempt
+from rest_framework import exceptions as drf_exceptions
+from rest_framework.request import Request
+from rest_framework.settings import api_settings
+
+from frisian_mcp import jsonrpc
+from frisian_mcp.conf import mcp_settings
+from frisian_mcp.exceptions import InvalidRequest, JSONRPCError
+from frisian_mcp.invocation import CallContext
+
+__all__ = ["MCPView"]
+
+_ALLOWED_METHODS = "POST, OPTIONS"
+_JSON = "application/json"
+_SSE = "text/event-stream"
+
+
+@method_decorator(csrf_exempt, name="dispatch")
+class MCPView(View):
+    """The MCP endpoint. Mount it with ``path("mcp", include("frisian_mcp.urls"))``."""
+
+    http_method_names = ["get", "post", "delete", "options"]
+
+    def dispatch(
+        self, request: HttpRequest, *args: Any, **kwargs: Any
+    ) -> HttpResponseBase:
+        """Check Origin on every request, then route by method."""
+        origin = request.headers.get("Origin")
+        if origin is not None and not origin_allowed(origin, request):
+            # MCP 2025-11-25 basic/transports "Security Warning": invalid
+            # Origin must get 403.
+            return _error(
+                403,
+                InvalidRequest("Forbidden: the Origin of this request is not allowed."),
+            )
+        response = super().dispatch(request, *args, **kwargs)
+        if origin is not None:
+            _add_cors_headers(response, origin)
+        return response
+
+    def get(self, request: HttpRequest) -> HttpResponse:
+        """No server-initiated stream: stateless servers answer 405."""
+        return _method_not_allowed()
+
+    def delete(self, request: HttpRequest) -> HttpResponse:
+        """No sessions to end: 405."""
+        return _method_not_allowed()
+
+    def options(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        """Answer CORS preflights of allowed origins."""
+        response = HttpResponse(status=204)
+        response["Allow"] = _ALLOWED_METHODS
+        return response
+
+    def post(self, request: HttpRequest) -> HttpResponse:
+        """Receive one JSON-RPC message (or a 2025-03-26 batch)."""
+        wants_sse = _wants_sse_only(request)
+        if not _accepts(request):
+            return _error(
+                406,
+                InvalidRequest(
+                    "Not acceptable: accept application/json or text/event-stream."
+                ),
+            )
+        content_type = request.content_type or ""
+        if content_type.lower() != _JSON:
+            return _error(
+                415,
+                InvalidRequest(
+                    "Unsupported media type: send Content-Type: application/json."
+                ),
+            )
+        limit = int(mcp_settings.MAX_REQUEST_BYTES)
+        try:
+            declared = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            declared = 0
+        if declared > limit:
+            return _too_large(limit)
+        body = request.read(limit + 1)
+        if len(body) > limit:
+            return _too_large(limit)
+
+        auth_failure, context = _authenticate(request)
+        if auth_failure is not None:
+            return auth_failure
+        reply = jsonrpc.handle(
+            body, context, header_version=request.headers.get("MCP-Protocol-Version")
+        )
+        if reply.body is None:
+            return _accepted()
+        return _render(reply.status, reply.body, sse=wants_sse)
+
+
+def origin_allowed(origin: str, request: HttpRequest) -> bool:
+    """Whether ``origin`` is the endpoint's own or in ``ALLOWED_ORIGINS``."""
+    allowed = [str(o).rstrip("/") for o in mcp_settings.ALLOWED_ORIGINS]
+    if "*" in allowed or origin.rstrip("/") in allowed:
+        return True
+    parts = urlsplit(origin)
+    if not parts.scheme or not parts.netloc:
+        return False
+    try:
+        own_host = request.get_host()
+    except Exception:
+        return False
+    return parts.scheme == request.scheme and parts.netloc.lower() == own_host.lower()
+
+
+def _authenticate(request: HttpRequest) -> tuple[HttpResponse | None, CallContext]:
+    classes = mcp_settings.AUTHENTICATION_CLASSES
+    if classes is None:
+        classes = api_settings.DEFAULT_AUTHENTICATION_CLASSES
+    authenticators = [cls() for cls in classes]
+    drf_request = Request(request, authenticators=authenticators)
+    try:
+        user, auth = drf_request.user, drf_request.auth
+    except drf_exceptions.APIException as exc:
+        header = (
+            authenticators[0].authenticate_header(drf_request)
+            if authenticators
+            else None
+        )
+        status = (
+            401
+            if header
+            and isinstance(
+                exc,
+                drf_exceptions.AuthenticationFailed | drf_exceptions.NotAuthenticated,
+            )
+            else 403
+        )
+        response = _error(
+            status,
+            InvalidRequest(
+                f"{'Unauthorized' if status == 401 else 'Forbidden'}: {_auth_message(exc)}"
+            ),
+        )
+        if status == 401 and header:
+            response["WWW-Authenticate"] = header
+        return response, CallContext(request=request, user=None)
+    return None, CallContext(request=request, user=user, auth=auth)
+
+
+def _auth_message(exc: drf_exceptions.APIException) -> str:
+    if isinstance(exc, drf_exceptions.AuthenticationFailed):
+        return "the credentials were not accepted."
+    if isinstance(exc, drf_exceptions.NotAuthenticated):
+        return "credentials are required."
+    return "the request was refused (a CSRF check, say)."
+
+
+def _accepts(request: HttpRequest) -> bool:
+    accept = request.headers.get("Accept")
+    if not accept:
+        return True
+    types = {part.split(";")[0].strip().lower() for part in accept.split(",")}
+    return bool(types & {_JSON, _SSE, "*/*", "application/*", "text/*"})
+
+
+def _wants_sse_only(request: HttpRequest) -> bool:
+    accept = (request.headers.get("Accept") or "").lower()
+    types = {part.split(";")[0].strip() for part in accept.split(",")}
+    return _SSE in types and not types & {_JSON, "*/*", "application/*"}
+
+
+def _render(status: int, body: Any, *, sse: bool = False) -> HttpResponse:
+    data = json.dumps(body, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    if sse and status == 200:
+        # MCP 2025-11-25 basic/transports: a priming event (id, empty
+        # data) first, then the response, then the stream ends.
+        event_id = uuid.uuid4().hex
+        stream = f"id: {event_id}\ndata: \n\nevent: message\ndata: {data}\n\n"
+        return HttpResponse(stream, status=status, content_type=_SSE)
+    return HttpResponse(data, status=status, content_type=_JSON)
+
+
+def _error(status: int, exc: JSONRPCError) -> HttpResponse:
+    return _render(
+        status, {"jsonrpc": "2.0", "id": None, "error": jsonrpc.error_object(exc)}
+    )
+
+
+def _too_large(limit: int) -> HttpResponse:
+    return _error(
+        413, InvalidRequest(f"Request body too large: the limit is {limit} bytes.")
+    )
+
+
+def _accepted() -> HttpResponse:
+    """202 with no body (and so no content type) for notifications."""
+    response = HttpResponse(status=202)
+    del response["Content-Type"]
+    return response
+
+
+def _method_not_allowed() -> HttpResponse:
+    response = _error(
+        405,
+        InvalidRequest(
+            "Method not allowed: this endpoint takes POST only (stateless)."
+        ),
+    )
+    response["Allow"] = _ALLOWED_METHODS
+    return response
+
+
+def _add_cors_headers(response: HttpResponseBase, origin: str) -> None:
+    response["Access-Control-Allow-Origin"] = origin
+    response["Access-Control-Allow-Methods"] = _ALLOWED_METHODS
+    response["Access-Control-Allow-Headers"] = (
+        "Authorization, Content-Type, Accept, MCP-Protocol-Version, Mcp-Session-Id, Last-Event-ID"
+    )
+    response["Access-Control-Expose-Headers"] = "MCP-Protocol-Version, Mcp-Session-Id"
+    response["Vary"] = "Origin"

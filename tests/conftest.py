@@ -1,0 +1,54 @@
+"""Shared fixtures: an MCP client over the test client, and the demo data."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+
+from frisian_mcp.registry import reset_registry
+from frisian_mcp.testing import MCPError, MCPTestClient
+
+
+@pytest.fixture(autouse=True)
+def _fresh_registry() -> Iterator[None]:
+    """Each test discovers tools afresh (settings may differ per test)."""
+    reset_registry()
+    yield
+    reset_registry()
+
+
+@pytest.fixture
+def mcp() -> MCPTestClient:
+    """An initialized MCP client (protocol 2025-11-25)."""
+    client = MCPTestClient()
+    client.initialize()
+    return client
+
+
+@pytest.fixture
+def demo_data(db: Any) -> None:
+    """The demo's seeded rows (contacts, sites, devices, tags)."""
+    call_command("seed_demo", stdout=_Null())
+
+
+@pytest.fixture
+def call_error(mcp: MCPTestClient) -> Any:
+    """Call a tool that must fail with a JSON-RPC error; return the error."""
+
+    def call(name: str, arguments: dict[str, Any] | None = None) -> MCPError:
+        with pytest.raises(MCPError) as info:
+            mcp.call_tool(name, arguments)
+        return info.value
+
+    return call
+
+
+class _Null:
+    def write(self, text: str) -> int:
+        return len(text)
+
+    def flush(self) -> None:
+        pass

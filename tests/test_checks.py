@@ -1,0 +1,111 @@
+"""System checks: one test per id, plus a clean run on defaults."""
+
+from __future__ import annotations
+
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import SystemCheckError
+from django.test import override_settings
+
+from frisian_mcp.checks import check_settings, check_tools
+
+
+def ids(messages: list) -> list[str]:
+    return [m.id for m in messages]
+
+
+def test_defaults_are_clean() -> None:
+    assert check_settings() == []
+    assert check_tools() == []
+    call_command("check", stdout=StringIO())
+
+
+@override_settings(FRISIAN_MCP="nope")
+def test_e001_setting_must_be_a_dict() -> None:
+    assert ids(check_settings()) == ["frisian_mcp.E001"]
+
+
+@override_settings(FRISIAN_MCP={"PAGE_SIZ": 3})
+def test_e002_unknown_key_with_suggestion() -> None:
+    (message,) = check_settings()
+    assert message.id == "frisian_mcp.E002"
+    assert "PAGE_SIZE" in message.hint
+
+
+def test_e003_removed_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    from frisian_mcp import conf
+
+    monkeypatch.setitem(conf.REMOVED_SETTINGS, "OLD_KEY", "use NEW_KEY instead.")
+    with override_settings(FRISIAN_MCP={"OLD_KEY": 1}):
+        assert ids(check_settings()) == ["frisian_mcp.E003"]
+
+
+@override_settings(FRISIAN_MCP={"DISCOVERY_BACKEND": "nowhere.Backend"})
+def test_e004_import_failure() -> None:
+    assert ids(check_settings()) == ["frisian_mcp.E004"]
+
+
+@override_settings(FRISIAN_MCP={"DISCOVERY_BACKEND": "collections.OrderedDict"})
+def test_e005_backend_must_subclass_base() -> None:
+    assert ids(check_settings()) == ["frisian_mcp.E005"]
+
+
+@override_settings(FRISIAN_MCP={"AUTHENTICATION_CLASSES": ["collections.OrderedDict"]})
+def test_e006_authentication_classes_must_be_drf_authenticators() -> None:
+    assert ids(check_settings()) == ["frisian_mcp.E006"]
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"PAGE_SIZE": 0},
+        {"MAX_PAGE_SIZE": "200"},
+        {"PAGE_SIZE": 300},
+        {"UNMAPPED_FIELD_POLICY": "LOUD"},
+        {"ALLOWED_ORIGINS": ["localhost"]},
+        {"PATH_PREFIX": "(unclosed"},
+        {"SERVER_NAME": ""},
+        {"MAX_REQUEST_BYTES": True},
+    ],
+)
+def test_e007_bad_values(value: dict) -> None:
+    with override_settings(FRISIAN_MCP=value):
+        assert ids(check_settings()) == ["frisian_mcp.E007"]
+
+
+@override_settings(ROOT_URLCONF="tests.urls_no_mcp")
+def test_w001_endpoint_not_installed() -> None:
+    assert "frisian_mcp.W001" in ids(check_tools())
+
+
+@override_settings(FRISIAN_MCP={"DISCOVERY_BACKEND": "tests.test_checks.BrokenBackend"})
+def test_e008_discovery_failure_is_reported_not_raised() -> None:
+    assert ids(check_tools()) == ["frisian_mcp.E008"]
+
+
+@override_settings(
+    FRISIAN_MCP={"DISCOVERY_BACKEND": "tests.test_checks.ClashingBackend"}
+)
+def test_w002_name_clash() -> None:
+    assert set(ids(check_tools())) == {"frisian_mcp.W002"}
+
+
+@override_settings(FRISIAN_MCP={"PAGE_SIZE": -1})
+def test_check_command_fails_on_bad_settings() -> None:
+    with pytest.raises(SystemCheckError, match=r"frisian_mcp\.E007"):
+        call_command("check", stdout=StringIO(), stderr=StringIO())
+
+
+from frisian_mcp.discovery import URLConfDiscoveryBackend  # noqa: E402
+
+
+class BrokenBackend(URLConfDiscoveryBackend):
+    def get_endpoints(self) -> list:
+        raise RuntimeError("the URLconf is broken")
+
+
+class ClashingBackend(URLConfDiscoveryBackend):
+    def get_tool_name(self, endpoint, path_prefix: str) -> str:  # type: ignore[no-untyped-def]
+        return "dup__" + endpoint.action

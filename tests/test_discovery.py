@@ -1,0 +1,115 @@
+"""Discovery: which endpoints become tools, and what they are called."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import override_settings
+
+from frisian_mcp.discovery import (
+    BaseDiscoveryBackend,
+    Endpoint,
+    URLConfDiscoveryBackend,
+)
+from frisian_mcp.registry import ToolRegistry
+from frisian_mcp.testing import MCPTestClient
+from tests.testapp.models import Publisher
+
+
+def tool_names() -> list[str]:
+    return [tool.name for tool in ToolRegistry.from_settings()]
+
+
+def test_router_viewsets_get_one_tool_per_action() -> None:
+    names = tool_names()
+    for action in ("list", "retrieve", "create", "update", "partial_update", "destroy"):
+        assert f"contacts__{action}" in names
+        assert f"dcim__devices__{action}" in names
+
+
+def test_actions_generic_views_and_plain_views() -> None:
+    names = tool_names()
+    assert "testapp__books__retire" in names
+    assert "testapp__books__in_print" in names
+    assert "testapp__stats__get" in names
+    assert "testapp__books-by-title__retrieve" in names
+    assert not any(name.startswith("testapp__plain") for name in names)
+    assert not any("schema" in name for name in names)
+
+
+def test_names_are_valid_unique_and_deterministic() -> None:
+    first, second = tool_names(), tool_names()
+    assert first == second
+    assert len(set(first)) == len(first)
+    assert all(len(name) <= 64 for name in first)
+
+
+@override_settings(ROOT_URLCONF="tests.urls_versioned")
+def test_versioned_and_namespaced_mounts_stay_distinct() -> None:
+    names = tool_names()
+    for version in ("v1", "v2"):
+        assert f"api__{version}__publishers__list" in names
+        assert f"legacy__{version}__publishers__list" in names
+    assert "api__v1__publishers__audit_get" in names
+    assert "api__v1__publishers__audit_post" in names
+
+
+@override_settings(ROOT_URLCONF="tests.urls_versioned")
+@pytest.mark.django_db
+def test_versioned_tool_calls_reach_their_version() -> None:
+    publisher = Publisher.objects.create(name="Ace")
+    mcp = MCPTestClient()
+    mcp.initialize()
+    result = mcp.call_tool("api__v2__publishers__audit_post", {"id": publisher.pk})
+    assert result["structuredContent"] == {"method": "POST", "version": "v2"}
+    listed = mcp.call_tool("legacy__v1__publishers__list", {})
+    assert listed["structuredContent"]["count"] == 1
+
+
+@override_settings(FRISIAN_MCP={"PATH_PREFIX": r"^/api/dcim/"})
+def test_path_prefix_setting_shortens_names() -> None:
+    names = tool_names()
+    assert "devices__list" in names
+    assert "api__contacts__list" in names
+
+
+class OnlyContacts(URLConfDiscoveryBackend):
+    """An allow-list backend."""
+
+    def get_endpoints(self) -> list[Endpoint]:
+        return [e for e in super().get_endpoints() if "/contacts/" in e.path]
+
+
+@override_settings(
+    FRISIAN_MCP={"DISCOVERY_BACKEND": "tests.test_discovery.OnlyContacts"}
+)
+def test_discovery_backend_is_pluggable() -> None:
+    names = tool_names()
+    assert names
+    assert all(name.startswith("contacts__") for name in names)
+
+
+def test_base_backend_must_be_implemented() -> None:
+    with pytest.raises(NotImplementedError, match="get_endpoints"):
+        BaseDiscoveryBackend().get_endpoints()
+
+
+def test_long_names_are_shortened_with_a_stable_hash() -> None:
+    from frisian_mcp.registry.tools import assign_names
+
+    endpoint = next(iter(ToolRegistry.from_settings())).endpoint
+    long_name = "a" * 80 + "__create"
+    names, clashes = assign_names([(long_name, endpoint)])
+    (name,) = names
+    assert len(name) == 64
+    assert name.endswith("__create")
+    assert assign_names([(long_name, endpoint)])[0].keys() == names.keys()
+    assert clashes == []
+
+
+def test_clashing_names_are_separated_and_reported() -> None:
+    from frisian_mcp.registry.tools import assign_names
+
+    endpoints = [t.endpoint for t in ToolRegistry.from_settings()][:2]
+    names, clashes = assign_names([("same", endpoints[0]), ("same", endpoints[1])])
+    assert len(names) == 2
+    assert clashes == ["same"]

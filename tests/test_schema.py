@@ -1,0 +1,358 @@
+"""Serializer fields to JSON Schema 2020-12: table-driven, plus whole-API checks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from jsonschema import Draft202012Validator
+from rest_framework import generics, serializers
+
+from frisian_mcp.discovery import Endpoint
+from frisian_mcp.schema import SchemaBuilder
+from frisian_mcp.testing import MCPTestClient
+from tests.testapp.models import Book, Publisher, Shelf
+from tests.testapp.serializers import NativePublisherField
+
+
+def input_schema(
+    serializer_class: type[serializers.BaseSerializer], method: str = "POST"
+) -> dict[str, Any]:
+    """The inputSchema of a create (or PATCH) tool for ``serializer_class``."""
+    bases = (generics.CreateAPIView,) if method == "POST" else (generics.UpdateAPIView,)
+    view = type(
+        "View",
+        bases,
+        {"serializer_class": serializer_class, "queryset": Book.objects.none()},
+    )
+    action = "create" if method == "POST" else "partial_update"
+    path = "/things/" if method == "POST" else "/things/{pk}/"
+    endpoint = Endpoint(
+        path=path,
+        path_regex="^" + path.strip("/") + "/$",
+        method=method,
+        callback=view.as_view(),
+        action=action,
+    )
+    kind = "create" if method == "POST" else "update"
+    schema = SchemaBuilder().build(endpoint, kind, "^/")
+    assert schema is not None
+    return schema.input_schema
+
+
+def property_of(field: serializers.Field) -> dict[str, Any] | None:
+    serializer_class = type("OneField", (serializers.Serializer,), {"value": field})
+    return input_schema(serializer_class)["properties"].get("value")
+
+
+@extend_schema_field(OpenApiTypes.INT)
+class CustomCountField(serializers.Field):
+    """A project field with its own schema declaration."""
+
+
+class NestedAddress(serializers.Serializer):
+    street = serializers.CharField(max_length=50)
+    city = serializers.CharField(required=False)
+
+
+CASES: list[tuple[str, serializers.Field, dict[str, Any]]] = [
+    (
+        "char",
+        serializers.CharField(max_length=10),
+        {"type": "string", "maxLength": 10, "minLength": 1},
+    ),
+    ("char_blank", serializers.CharField(allow_blank=True), {"type": "string"}),
+    ("char_null", serializers.CharField(allow_null=True), {"type": ["string", "null"]}),
+    (
+        "integer_bounds",
+        serializers.IntegerField(min_value=1, max_value=5),
+        {"type": "integer", "minimum": 1, "maximum": 5},
+    ),
+    ("float", serializers.FloatField(), {"type": "number"}),
+    (
+        "decimal",
+        serializers.DecimalField(max_digits=5, decimal_places=2),
+        {"type": "string", "format": "decimal"},
+    ),
+    ("boolean", serializers.BooleanField(), {"type": "boolean"}),
+    ("date", serializers.DateField(), {"type": "string", "format": "date"}),
+    (
+        "datetime",
+        serializers.DateTimeField(),
+        {"type": "string", "format": "date-time"},
+    ),
+    ("time", serializers.TimeField(), {"type": "string", "format": "time"}),
+    ("uuid", serializers.UUIDField(), {"type": "string", "format": "uuid"}),
+    ("email", serializers.EmailField(), {"type": "string", "format": "email"}),
+    ("url", serializers.URLField(), {"type": "string", "format": "uri"}),
+    ("ip", serializers.IPAddressField(), {"type": "string"}),
+    (
+        "choice",
+        serializers.ChoiceField(choices=["a", "b"]),
+        {"type": "string", "enum": ["a", "b"]},
+    ),
+    (
+        "choice_null",
+        serializers.ChoiceField(choices=["a"], allow_null=True),
+        {"type": ["string", "null"], "enum": ["a", None]},
+    ),
+    (
+        "int_choice",
+        serializers.ChoiceField(choices=[1, 2]),
+        {"type": "integer", "enum": [1, 2]},
+    ),
+    (
+        "multiple_choice",
+        serializers.MultipleChoiceField(choices=["x", "y"]),
+        {"type": "array", "items": {"type": "string", "enum": ["x", "y"]}},
+    ),
+    (
+        "list",
+        serializers.ListField(child=serializers.IntegerField()),
+        {"type": "array", "items": {"type": "integer"}},
+    ),
+    (
+        "dict",
+        serializers.DictField(child=serializers.CharField()),
+        {"type": "object", "additionalProperties": {"type": "string", "minLength": 1}},
+    ),
+    ("json", serializers.JSONField(), {}),
+    ("default", serializers.IntegerField(default=3), {"type": "integer", "default": 3}),
+    ("custom_declared", CustomCountField(), {"type": "integer"}),
+    (
+        "nested",
+        NestedAddress(),
+        {
+            "type": "object",
+            "properties": {
+                "street": {"type": "string", "maxLength": 50, "minLength": 1},
+                "city": {"type": "string", "minLength": 1},
+            },
+            "required": ["street"],
+            "additionalProperties": False,
+        },
+    ),
+    (
+        "nested_many",
+        NestedAddress(many=True),
+        {"type": "array", "items": {"type": "object", "additionalProperties": False}},
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "field", "expected"), CASES, ids=[c[0] for c in CASES]
+)
+def test_field_mapping(
+    name: str, field: serializers.Field, expected: dict[str, Any]
+) -> None:
+    schema = property_of(field)
+    assert schema is not None
+    for key, value in expected.items():
+        if isinstance(value, dict) and isinstance(schema.get(key), dict):
+            assert value.items() <= schema[key].items() or _subset(
+                value, schema[key]
+            ), (key, schema)
+        else:
+            assert schema.get(key) == value, (key, schema)
+    if not expected:
+        assert "type" not in schema
+
+
+def _subset(small: dict[str, Any], big: dict[str, Any]) -> bool:
+    return all(
+        k in big and (big[k] == v or (isinstance(v, dict) and _subset(v, big[k])))
+        for k, v in small.items()
+    )
+
+
+@pytest.mark.parametrize(
+    "field",
+    [
+        serializers.CharField(read_only=True),
+        serializers.HiddenField(default="x"),
+        serializers.SerializerMethodField(),
+        serializers.FileField(),
+    ],
+    ids=["read_only", "hidden", "method", "file"],
+)
+def test_fields_an_agent_cannot_send_are_absent(field: serializers.Field) -> None:
+    assert property_of(field) is None
+
+
+def test_required_follows_the_serializer() -> None:
+    class S(serializers.Serializer):
+        a = serializers.CharField()
+        b = serializers.CharField(required=False)
+        c = serializers.IntegerField()
+
+    schema = input_schema(S)
+    assert schema["required"] == ["a", "c"]
+    assert schema["additionalProperties"] is False
+
+
+def test_partial_update_requires_only_the_lookup() -> None:
+    class S(serializers.Serializer):
+        a = serializers.CharField()
+        nested = NestedAddress()
+
+    schema = input_schema(S, method="PATCH")
+    assert schema["required"] == ["id"]  # {pk} is named after the model pk
+    assert "required" not in schema["properties"]["nested"]
+
+
+# -- relations ----------------------------------------------------------------
+
+
+def test_primary_key_relation_accepts_id_numeric_string_or_unique_lookup() -> None:
+    schema = property_of(
+        serializers.PrimaryKeyRelatedField(queryset=Publisher.objects.all())
+    )
+    assert schema is not None
+    id_form, numeric, lookup = schema["anyOf"]
+    assert id_form == {"type": "integer"}
+    assert numeric == {"type": "string", "pattern": "^-?[0-9]+$"}
+    assert lookup["properties"] == {
+        "id": {"type": "integer"},
+        "name": {"type": "string"},
+    }
+    assert lookup["additionalProperties"] is False
+    assert lookup["anyOf"] == [{"required": ["id"]}, {"required": ["name"]}]
+    assert "name" in schema["description"]
+
+
+def test_nullable_relation_accepts_null() -> None:
+    schema = property_of(
+        serializers.PrimaryKeyRelatedField(
+            queryset=Publisher.objects.all(), allow_null=True
+        )
+    )
+    assert schema is not None
+    assert {"type": "null"} in schema["anyOf"]
+
+
+def test_many_relation_is_an_array_of_references() -> None:
+    schema = property_of(
+        serializers.PrimaryKeyRelatedField(queryset=Publisher.objects.all(), many=True)
+    )
+    assert schema is not None
+    assert schema["type"] == "array"
+    assert len(schema["items"]["anyOf"]) == 3
+
+
+def test_slug_relation_accepts_the_slug_or_a_lookup() -> None:
+    schema = property_of(
+        serializers.SlugRelatedField(slug_field="isbn", queryset=Book.objects.all())
+    )
+    assert schema is not None
+    assert schema["anyOf"][0] == {"type": "string"}
+    assert set(schema["anyOf"][1]["properties"]) == {"id", "isbn", "uid"}
+
+
+def test_unique_together_set_is_a_lookup_key() -> None:
+    schema = property_of(
+        serializers.PrimaryKeyRelatedField(queryset=Shelf.objects.all())
+    )
+    assert schema is not None
+    lookup = schema["anyOf"][-1]
+    assert {"required": ["room", "number"]} in lookup["anyOf"]
+    assert lookup["properties"]["number"] == {"type": "integer"}
+
+
+def test_uuid_primary_key_relation() -> None:
+    from demo_project.contacts.models import Contact
+
+    schema = property_of(
+        serializers.PrimaryKeyRelatedField(queryset=Contact.objects.all())
+    )
+    assert schema is not None
+    assert schema["anyOf"][0] == {"type": "string", "format": "uuid"}
+
+
+def test_native_lookup_field_accepts_id_or_any_field_subset() -> None:
+    schema = property_of(NativePublisherField())
+    assert schema is not None
+    lookup = schema["anyOf"][-1]
+    assert lookup["type"] == "object"
+    assert lookup["minProperties"] == 1
+    assert "required" not in lookup
+    assert set(lookup["properties"]) == {"name", "country"}
+    assert schema["anyOf"][0] == {"type": "integer"}
+
+
+# -- the whole API ------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_every_input_schema_is_valid_json_schema_2020_12(mcp: MCPTestClient) -> None:
+    tools = mcp.list_tools()
+    assert len(tools) > 30
+    for tool in tools:
+        Draft202012Validator.check_schema(tool["inputSchema"])
+        assert tool["inputSchema"]["type"] == "object"
+        assert tool["description"].strip()
+        assert tool["title"].strip()
+
+
+@pytest.mark.django_db
+def test_every_tool_has_annotations(mcp: MCPTestClient) -> None:
+    for tool in mcp.list_tools():
+        hints = tool["annotations"]
+        assert hints["openWorldHint"] is False
+        action = tool["name"].rsplit("__", 1)[1]
+        if action in ("list", "retrieve"):
+            assert hints["readOnlyHint"] is True
+        if action in ("update", "partial_update", "destroy"):
+            assert hints["readOnlyHint"] is False
+            assert hints["destructiveHint"] is True
+            assert hints["idempotentHint"] is True
+        if action == "create":
+            assert hints["destructiveHint"] is False
+
+
+class OpaqueField(serializers.Field):
+    """A project field spectacular cannot type (no annotation, no extension)."""
+
+    def to_representation(self, value):  # type: ignore[no-untyped-def]
+        return value
+
+    def to_internal_value(self, data):  # type: ignore[no-untyped-def]
+        return data
+
+
+def test_unmapped_field_accepts_any_json_and_warns(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    with caplog.at_level("WARNING", logger="frisian_mcp"):
+        schema = property_of(OpaqueField())
+    assert schema is not None
+    assert "type" not in schema
+    assert "Any JSON value" in schema["description"]
+    assert "OneField.value" in caplog.text
+
+
+def test_unmapped_field_policy_raise() -> None:
+    from django.test import override_settings
+
+    from frisian_mcp.exceptions import SchemaError
+
+    with (
+        override_settings(FRISIAN_MCP={"UNMAPPED_FIELD_POLICY": "RAISE"}),
+        pytest.raises(SchemaError, match=r"OneField\.value"),
+    ):
+        property_of(OpaqueField())
+
+
+def test_unmapped_field_policy_ignore(caplog: pytest.LogCaptureFixture) -> None:
+    from django.test import override_settings
+
+    with (
+        override_settings(FRISIAN_MCP={"UNMAPPED_FIELD_POLICY": "IGNORE"}),
+        caplog.at_level("WARNING"),
+    ):
+        schema = property_of(OpaqueField())
+    assert schema is not None
+    assert "type" not in schema
+    assert caplog.text == ""

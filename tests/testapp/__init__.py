@@ -1,0 +1,1 @@
+"""Models and viewsets that exercise frisian_mcp beyond the demo."""

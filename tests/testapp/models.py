@@ -1,0 +1,69 @@
+"""Test models covering the field types and relations frisian_mcp maps."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.core.validators import MaxValueValidator
+from django.db import models
+
+
+class Publisher(models.Model):
+    """A publisher; unique by name."""
+
+    name = models.CharField(max_length=100, unique=True)
+    country = models.CharField(max_length=2, blank=True)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Book(models.Model):
+    """A book with one field of (almost) every kind."""
+
+    class Genre(models.TextChoices):
+        FICTION = "fiction", "Fiction"
+        SCIENCE = "science", "Science"
+        HISTORY = "history", "History"
+
+    title = models.CharField(max_length=200)
+    isbn = models.CharField(max_length=13, unique=True)
+    publisher = models.ForeignKey(
+        Publisher,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="books",
+    )
+    genre = models.CharField(
+        max_length=20, choices=Genre.choices, default=Genre.FICTION
+    )
+    price = models.DecimalField(max_digits=8, decimal_places=2, null=True, blank=True)
+    pages = models.PositiveIntegerField(
+        default=100, validators=[MaxValueValidator(10000)]
+    )
+    rating = models.FloatField(null=True, blank=True)
+    in_print = models.BooleanField(default=True)
+    published = models.DateField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    metadata = models.JSONField(default=dict, blank=True)
+    website = models.URLField(blank=True)
+    uid = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    sequels = models.ManyToManyField("self", blank=True, symmetrical=False)
+
+    def __str__(self) -> str:
+        return self.title
+
+
+class Shelf(models.Model):
+    """A shelf, unique by (room, number): a unique-together lookup."""
+
+    room = models.CharField(max_length=20)
+    number = models.PositiveIntegerField()
+    books = models.ManyToManyField(Book, blank=True, related_name="shelves")
+
+    class Meta:
+        unique_together = (("room", "number"),)
+
+    def __str__(self) -> str:
+        return f"{self.room}/{self.number}"

@@ -1,0 +1,97 @@
+"""Serializers of the test app."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from tests.testapp.models import Book, Publisher, Shelf
+
+
+class PublisherSerializer(serializers.ModelSerializer):
+    """A publisher."""
+
+    class Meta:
+        model = Publisher
+        fields = ("id", "name", "country")
+
+
+class NativePublisherField(serializers.ModelSerializer):
+    """A nested publisher that, like NetBox, accepts an id or any field subset."""
+
+    class Meta:
+        model = Publisher
+        fields = ("id", "name", "country")
+
+    def to_internal_value(self, data: Any) -> Publisher:
+        if isinstance(data, dict):
+            try:
+                return Publisher.objects.get(
+                    **{k: v for k, v in data.items() if k in ("id", "name", "country")}
+                )
+            except (Publisher.DoesNotExist, Publisher.MultipleObjectsReturned):
+                raise serializers.ValidationError(
+                    "No single publisher matches.", code="does_not_exist"
+                ) from None
+        try:
+            return Publisher.objects.get(pk=int(data))
+        except (TypeError, ValueError, Publisher.DoesNotExist):
+            raise serializers.ValidationError(
+                "No publisher has that id.", code="does_not_exist"
+            ) from None
+
+
+class BookSerializer(serializers.ModelSerializer):
+    """A book, written with a publisher id and a list of sequel ids."""
+
+    summary = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Book
+        fields = (
+            "id",
+            "title",
+            "isbn",
+            "publisher",
+            "genre",
+            "price",
+            "pages",
+            "rating",
+            "in_print",
+            "published",
+            "updated_at",
+            "metadata",
+            "website",
+            "uid",
+            "sequels",
+            "summary",
+        )
+
+    def get_summary(self, obj: Book) -> str:
+        return f"{obj.title} ({obj.genre})"
+
+
+class NativeBookSerializer(BookSerializer):
+    """The same book, with the NetBox-style nested publisher."""
+
+    publisher = NativePublisherField(required=False, allow_null=True)
+
+
+class ShelfSerializer(serializers.ModelSerializer):
+    """A shelf whose books are written by ISBN (a SlugRelatedField)."""
+
+    books = serializers.SlugRelatedField(
+        slug_field="isbn", queryset=Book.objects.all(), many=True, required=False
+    )
+
+    class Meta:
+        model = Shelf
+        fields = ("id", "room", "number", "books")
+
+
+class StatsSerializer(serializers.Serializer):
+    """Counts of the test app's rows."""
+
+    books = serializers.IntegerField()
+    publishers = serializers.IntegerField()

@@ -1,0 +1,91 @@
+"""Viewsets and views of the test app."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import generics, viewsets
+from rest_framework.decorators import action
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from tests.testapp.models import Book, Publisher, Shelf
+from tests.testapp.serializers import (
+    BookSerializer,
+    PublisherSerializer,
+    ShelfSerializer,
+    StatsSerializer,
+)
+
+
+class PublisherViewSet(viewsets.ModelViewSet):
+    """Publishers of books."""
+
+    queryset = Publisher.objects.all()
+    serializer_class = PublisherSerializer
+    filterset_fields = ("country",)
+
+
+class BookViewSet(viewsets.ModelViewSet):
+    """Books, with an action that marks one out of print."""
+
+    queryset = Book.objects.all()
+    serializer_class = BookSerializer
+    filterset_fields = ("genre", "publisher", "in_print")
+    search_fields = ("title",)
+    ordering_fields = ("title", "pages")
+
+    @action(detail=True, methods=["post"])
+    def retire(self, request: Request, pk: Any = None) -> Response:
+        """Mark the book out of print."""
+        book = self.get_object()
+        book.in_print = False
+        book.save(update_fields=["in_print"])
+        return Response(self.get_serializer(book).data)
+
+    @action(detail=False, methods=["get"], url_path="in-print")
+    def in_print(self, request: Request) -> Response:
+        """Titles of the books still in print."""
+        return Response(
+            {
+                "titles": list(
+                    self.get_queryset()
+                    .filter(in_print=True)
+                    .values_list("title", flat=True)
+                )
+            }
+        )
+
+
+class ShelfViewSet(viewsets.ModelViewSet):
+    """Shelves, unique by room and number."""
+
+    queryset = Shelf.objects.all()
+    serializer_class = ShelfSerializer
+
+
+class StatsView(generics.GenericAPIView):
+    """How many books and publishers there are."""
+
+    serializer_class = StatsSerializer
+
+    def get(self, request: Request) -> Response:
+        return Response(
+            {"books": Book.objects.count(), "publishers": Publisher.objects.count()}
+        )
+
+
+class BookByTitleView(generics.RetrieveAPIView):
+    """A book found by its exact title."""
+
+    queryset = Book.objects.all()
+    serializer_class = BookSerializer
+    lookup_field = "title"
+
+
+class PlainView(APIView):
+    """A plain APIView without a serializer: not a tool."""
+
+    def get(self, request: Request) -> Response:
+        return Response({"ok": True})
