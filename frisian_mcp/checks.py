@@ -127,6 +127,8 @@ def _check_values(user: dict[str, Any]) -> list[checks.CheckMessage]:
             problems.append(f"{key} must be a positive integer")
     if not problems and values["PAGE_SIZE"] > values["MAX_PAGE_SIZE"]:
         problems.append("PAGE_SIZE must not exceed MAX_PAGE_SIZE")
+    if values["INPUT_ERROR_STYLE"] not in ("jsonrpc", "tool_result"):
+        problems.append('INPUT_ERROR_STYLE must be "jsonrpc" or "tool_result"')
     if values["UNMAPPED_FIELD_POLICY"] not in _POLICIES:
         problems.append("UNMAPPED_FIELD_POLICY must be one of " + ", ".join(_POLICIES))
     origins = values["ALLOWED_ORIGINS"]

@@ -64,6 +64,10 @@ DEFAULTS: dict[str, Any] = {
     # Largest accepted request body in bytes; larger bodies get HTTP 413.
     # The default fits a bulk create of 10,000 small rows. Example: 4_194_304.
     "MAX_REQUEST_BYTES": 1_048_576,
+    # How argument errors reach the agent: "jsonrpc" (a JSON-RPC -32602 error
+    # with error.data) or "tool_result" (the same payload as a tools/call
+    # result with isError: true, as MCP 2025-11-25 recommends; ADR 0004).
+    "INPUT_ERROR_STYLE": "jsonrpc",
     # Tools per tools/list page; the rest follow via nextCursor. Example: 200.
     "TOOLS_LIST_PAGE_SIZE": 100,
     # Rows per page of a list tool when the call gives no page_size.

@@ -170,6 +170,16 @@ class _Handler:
                 "id": request_id,
                 "result": self.error_result(exc),
             }
+        except ToolInputError as exc:
+            if (
+                mcp_settings.INPUT_ERROR_STYLE == "tool_result"
+                and method == "tools/call"
+            ):
+                # MCP 2025-11-25 server/tools "Error Handling" (SEP-1303):
+                # input validation errors as results the model can read.
+                result = self.input_error_result(exc)
+                return {"jsonrpc": "2.0", "id": request_id, "result": result}
+            return _error_response(request_id, exc)
         except JSONRPCError as exc:
             return _error_response(request_id, exc)
         except Exception:
@@ -278,6 +288,17 @@ class _Handler:
         if exc.hint:
             payload["hint"] = exc.hint
         payload.update(exc.extra)
+        structured = {"error": payload}
+        result: CallToolResult = {
+            "content": [{"type": "text", "text": to_json(structured)}],
+            "structuredContent": structured,
+            "isError": True,
+        }
+        return dict(self._for_version(result))
+
+    def input_error_result(self, exc: ToolInputError) -> JSONObject:
+        payload: JSONObject = {"message": exc.message, "recoverable": True}
+        payload.update(_input_error_data(exc))
         structured = {"error": payload}
         result: CallToolResult = {
             "content": [{"type": "text", "text": to_json(structured)}],

@@ -217,9 +217,14 @@ def test_primary_key_relation_accepts_id_numeric_string_or_unique_lookup() -> No
     assert lookup["properties"] == {
         "id": {"type": "integer"},
         "name": {"type": "string"},
+        "code": {"type": ["string", "null"]},
     }
     assert lookup["additionalProperties"] is False
-    assert lookup["anyOf"] == [{"required": ["id"]}, {"required": ["name"]}]
+    assert lookup["anyOf"] == [
+        {"required": ["id"]},
+        {"required": ["name"]},
+        {"required": ["code"]},
+    ]
     assert "name" in schema["description"]
 
 

@@ -17,6 +17,15 @@ router.register("dcim/tags", TagViewSet)
 router.register("testapp/publishers", views.PublisherViewSet)
 router.register("testapp/books", views.BookViewSet)
 router.register("testapp/shelves", views.ShelfViewSet)
+router.register("testapp/shelf-labels", views.ShelfLabelViewSet)
+router.register(
+    "testapp/private-shelves", views.PrivateShelfViewSet, basename="private-shelf"
+)
+router.register(
+    "testapp/audited-publishers",
+    views.AuditedPublisherViewSet,
+    basename="audited-publisher",
+)
 
 urlpatterns = [
     path("api/", include(router.urls)),

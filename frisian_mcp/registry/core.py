@@ -13,6 +13,7 @@ fixed order, each a method, so the pipeline reads top to bottom:
 from __future__ import annotations
 
 import difflib
+import re
 import threading
 from collections.abc import Iterator, Mapping
 from functools import cached_property
@@ -22,12 +23,33 @@ from django.core.signals import setting_changed
 from django.dispatch import receiver
 from jsonschema import Draft202012Validator
 
+from frisian_mcp import arguments as protocol
 from frisian_mcp.discovery import get_discovery_backend
 from frisian_mcp.exceptions import ToolInputError
-from frisian_mcp.invocation import CallContext, PreparedCall, invoke
-from frisian_mcp.registry.results import raise_for_status, structured_result
+from frisian_mcp.invocation import (
+    CallContext,
+    EndpointMismatch,
+    InvocationResult,
+    PreparedCall,
+    ViewHandle,
+    invoke,
+    invoke_bulk,
+)
+from frisian_mcp.registry import guards
+from frisian_mcp.registry.references import has_lookup_objects, resolve_references
+from frisian_mcp.registry.results import (
+    bulk_item_error,
+    bulk_result,
+    raise_for_status,
+    reference_problems,
+    structured_result,
+)
 from frisian_mcp.registry.tools import Tool, assign_names
-from frisian_mcp.registry.validation import validate_arguments, validator_for
+from frisian_mcp.registry.validation import (
+    FieldError,
+    validate_arguments,
+    validator_for,
+)
 from frisian_mcp.schema import SchemaBuilder, ToolSchema
 from frisian_mcp.types import ErrorCode, JSONObject, ToolDefinition
 
@@ -109,39 +131,83 @@ class ToolRegistry:
     ) -> JSONObject:
         """Run one ``tools/call``; return its structured result.
 
-        Raises :class:`ToolInputError` for any argument problem and
+        The steps, in order: JSON-string coercion, schema validation (every
+        problem collected), stripping the protocol arguments, bulk-body
+        detection, the nested-wrapper and unknown-key guards (reported with
+        the schema problems), the empty-write guard, foreign-key
+        normalization, and the call itself. Raises :class:`ToolInputError`
+        for any argument problem and
         :class:`~frisian_mcp.exceptions.ToolExecutionError` when the action
         ran and failed.
         """
         tool = self.get(name)
         schema = tool.require_schema()
-        args = dict(arguments or {})
-        self.check_schema(tool, schema, args)
+        args = guards.coerce_json_strings(schema.input_schema, arguments or {})
+        problems = self.validate(tool, schema, args)
         options = self.strip_protocol_arguments(schema, args)
+        items = guards.detect_bulk_body(tool.name, tool.kind, schema, args)
+        if items is not None:
+            # The items are checked one by one; at the top level only the
+            # protocol arguments are.
+            protocol_problems = [p for p in problems if _root(p["field"]) in options]
+            guards.check_undeclared(tool.name, schema, {}, protocol_problems)
+            return self.dispatch_bulk(tool, schema, items, context)
+        guards.check_undeclared(tool.name, schema, args, problems)
         call = self.prepare_call(schema, args, options)
+        if tool.kind == protocol.CREATE:
+            guards.check_not_empty(tool.name, schema, call.body)
+        if isinstance(call.body, dict) and has_lookup_objects(schema, [call.body]):
+            self.resolve_lookups(tool, schema, [call.body], context, call)
         result = invoke(tool.endpoint, call, context)
         raise_for_status(tool.name, _noun(tool), result, call.body)
         return structured_result(result.data)
 
-    def check_schema(
+    def dispatch_bulk(
+        self,
+        tool: Tool,
+        schema: ToolSchema,
+        items: list[dict[str, Any]],
+        context: CallContext,
+    ) -> JSONObject:
+        """Guard every item like a single create, then save all or none."""
+        if schema.path_arguments:
+            raise ToolInputError(
+                f"{tool.name} takes path arguments ({', '.join(schema.path_arguments)}), "
+                "so it cannot take a bulk body; send one call per object.",
+                error_code=ErrorCode.INVALID_BULK_BODY,
+                tool=tool.name,
+            )
+        failures: list[tuple[int, ToolInputError]] = []
+        bodies: list[dict[str, Any]] = []
+        for index, raw in enumerate(items):
+            item = guards.coerce_json_strings(schema.input_schema, raw)
+            try:
+                problems = self.validate(tool, schema, item)
+                guards.check_undeclared(tool.name, schema, item, problems)
+                body = {k: item[k] for k in schema.body_fields if k in item}
+                guards.check_not_empty(tool.name, schema, body)
+            except ToolInputError as exc:
+                failures.append((index, exc))
+                continue
+            bodies.append(body)
+        if failures:
+            raise bulk_item_error(tool.name, len(items), failures)
+        if has_lookup_objects(schema, bodies):
+            self.resolve_lookups(
+                tool, schema, bodies, context, PreparedCall(), indexed=True
+            )
+        result = invoke_bulk(tool.endpoint, bodies, context)
+        raise_for_status(tool.name, _noun(tool), result, bodies, bulk=True)
+        return bulk_result(tool, result.data)
+
+    def validate(
         self, tool: Tool, schema: ToolSchema, args: Mapping[str, Any]
-    ) -> None:
-        """Validate ``args`` against the inputSchema; report every problem."""
+    ) -> list[FieldError]:
+        """Every schema problem of ``args`` (undeclared keys excepted)."""
         validator = self._validators.get(tool.name)
         if validator is None:
             validator = self._validators[tool.name] = validator_for(schema.input_schema)
-        problems = validate_arguments(validator, args)
-        if problems:
-            summary = "; ".join(f"{p['field']} {p['message']}" for p in problems[:5])
-            if len(problems) > 5:
-                summary += f"; and {len(problems) - 5} more"
-            raise ToolInputError(
-                f"Invalid arguments for {tool.name}: {summary}.",
-                error_code=ErrorCode.INVALID_ARGUMENT,
-                tool=tool.name,
-                fields=problems,
-                hint="Fix the listed fields and call again; the tool's inputSchema has the rules.",
-            )
+        return reference_problems(schema, validate_arguments(validator, args))
 
     def strip_protocol_arguments(
         self, schema: ToolSchema, args: dict[str, Any]
@@ -180,6 +246,34 @@ class ToolRegistry:
             page_size=options.get("page_size"),
         )
 
+    def resolve_lookups(
+        self,
+        tool: Tool,
+        schema: ToolSchema,
+        bodies: list[dict[str, Any]],
+        context: CallContext,
+        call: PreparedCall,
+        *,
+        indexed: bool = False,
+    ) -> None:
+        """Resolve lookup objects once the caller passed the view's permissions.
+
+        Checking permissions first means a caller who may not use the tool
+        learns nothing about which related rows exist.
+        """
+        try:
+            handle = ViewHandle(tool.endpoint, context, call)
+        except EndpointMismatch:
+            raise_for_status(tool.name, _noun(tool), InvocationResult(404, None), None)
+            raise
+        try:
+            handle.check_permissions()
+            fields = handle.view.get_serializer().fields  # type: ignore[attr-defined]
+        except Exception as exc:  # the view's handler decides
+            raise_for_status(tool.name, _noun(tool), handle.result_for(exc), None)
+            raise
+        resolve_references(tool.name, schema, bodies, fields, indexed=indexed)
+
     def _unknown_tool(self, name: object) -> ToolInputError:
         suggestions = (
             difflib.get_close_matches(str(name), self.names, n=3, cutoff=0.6)
@@ -196,6 +290,10 @@ class ToolRegistry:
             hint="Call tools/list for the available tools.",
             extra={"suggestions": suggestions},
         )
+
+
+def _root(field: str) -> str:
+    return re.split(r"[.\[]", field, maxsplit=1)[0]
 
 
 def _noun(tool: Tool) -> str:

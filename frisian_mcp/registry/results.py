@@ -14,12 +14,22 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from frisian_mcp.conf import mcp_settings
 from frisian_mcp.exceptions import ToolExecutionError, ToolInputError
 from frisian_mcp.invocation import InvocationResult, to_json
+from frisian_mcp.registry.tools import Tool
 from frisian_mcp.registry.validation import FieldError, is_plain_identifier
+from frisian_mcp.schema import ToolSchema
 from frisian_mcp.types import ErrorCode, JSONObject
 
-__all__ = ["drf_field_errors", "raise_for_status", "structured_result"]
+__all__ = [
+    "bulk_item_error",
+    "bulk_result",
+    "drf_field_errors",
+    "raise_for_status",
+    "reference_problems",
+    "structured_result",
+]
 
 # DRF error codes whose stock messages quote the submitted value.
 _REPLACED_MESSAGES = {
@@ -42,11 +52,34 @@ def structured_result(data: Any) -> JSONObject:
     return plain if isinstance(plain, dict) else {"result": plain}
 
 
-def raise_for_status(tool: str, noun: str, result: InvocationResult, sent: Any) -> None:
-    """Raise the error matching a non-2xx status; return on success."""
+def raise_for_status(
+    tool: str, noun: str, result: InvocationResult, sent: Any, *, bulk: bool = False
+) -> None:
+    """Raise the error matching a non-2xx status; return on success.
+
+    With ``bulk``, field errors carry the index of their item and the
+    message says that nothing was written.
+    """
     status = result.status
     if status < 400:
         return
+    if status == 400 and bulk:
+        fields = _indexed(
+            drf_field_errors(
+                result.data, sent if result.index is None else sent[result.index]
+            ),
+            result.index,
+        )
+        indexes = sorted({f["index"] for f in fields if "index" in f})
+        raise ToolInputError(
+            f"{tool} rejected {len(indexes) or 'some'} item{'s' if len(indexes) != 1 else ''} of the "
+            f"bulk body (index {', '.join(map(str, indexes[:10])) or '?'}); nothing was written. "
+            "Fix the listed fields and send the whole list again.",
+            error_code=ErrorCode.VALIDATION_FAILED,
+            tool=tool,
+            fields=fields,
+            hint="Each entry of 'fields' names the item index, the field and what is wrong.",
+        )
     if status == 400:
         fields = drf_field_errors(result.data, sent)
         names = ", ".join(dict.fromkeys(f["field"] for f in fields)) or "the data"
@@ -118,6 +151,105 @@ def raise_for_status(tool: str, noun: str, result: InvocationResult, sent: Any) 
     )
 
 
+def reference_problems(
+    schema: ToolSchema, problems: list[FieldError]
+) -> list[FieldError]:
+    """Restate schema problems of related arguments as reference problems.
+
+    A lookup object on a non-unique field, with an operator such as
+    ``name__startswith``, or of the wrong shape fails the schema; the agent
+    needs to hear which lookup keys exist, not "does not match any form".
+    """
+    result = []
+    for problem in problems:
+        root = re.split(r"[.\[]", problem["field"], maxsplit=1)[0]
+        relation = schema.relations.get(root)
+        if relation is None or not relation.managed or problem["code"] == "required":
+            result.append(problem)
+            continue
+        lookups = relation.describe_lookups()
+        message = "must be an id"
+        if lookups:
+            message += f" or an object with one of these lookup keys: {lookups}"
+        result.append(
+            {
+                "field": root
+                if problem["field"].startswith(root + ".")
+                else problem["field"],
+                "code": "invalid_reference",
+                "message": message,
+                "lookup_fields": list(relation.lookup_fields),
+            }
+        )
+    unique: dict[tuple[str, str], FieldError] = {}
+    for problem in result:
+        unique.setdefault((problem["field"], problem["code"]), problem)
+    return list(unique.values())
+
+
+def bulk_item_error(
+    tool: str, total: int, failures: list[tuple[int, ToolInputError]]
+) -> ToolInputError:
+    """One error for every item of a bulk body that failed its guards."""
+    fields: list[FieldError] = []
+    for index, exc in failures:
+        entries = exc.fields or [
+            {
+                "field": exc.field or "arguments",
+                "code": exc.error_code.value,
+                "message": exc.message,
+            }
+        ]
+        fields.extend({"index": index, **entry} for entry in entries)
+    codes = {exc.error_code for _, exc in failures}
+    first_index, first = failures[0]
+    return ToolInputError(
+        f"{len(failures)} of {total} items of the bulk body are invalid; nothing was "
+        f"written. Item {first_index}: {first.message}",
+        error_code=codes.pop() if len(codes) == 1 else ErrorCode.INVALID_ARGUMENT,
+        tool=tool,
+        fields=fields[:500],
+        hint="Each entry of 'fields' names the item index; fix those items and send the whole list again.",
+        extra={"failed_items": [i for i, _ in failures][:500]},
+    )
+
+
+def bulk_result(tool: Tool, data: Any) -> JSONObject:
+    """The result of a bulk create: the objects, or their ids when many."""
+    rows = structured_result({"rows": data})["rows"] if data is not None else []
+    rows = rows if isinstance(rows, list) else []
+    if len(rows) <= int(mcp_settings.PAGE_SIZE):
+        return {"created": len(rows), "results": rows}
+    model = tool.model
+    key = (
+        model._meta.pk.name
+        if model is not None and model._meta.pk is not None
+        else "id"
+    )
+    if rows and isinstance(rows[0], dict) and key not in rows[0]:
+        key = "id"
+    if not all(isinstance(row, dict) and key in row for row in rows):
+        return {"created": len(rows), "results": rows}
+    return {"created": len(rows), "ids": [row[key] for row in rows]}
+
+
+def _indexed(fields: list[FieldError], index: int | None) -> list[FieldError]:
+    """Move a leading ``[n]`` of field paths into an ``index`` member."""
+    result = []
+    for entry in fields:
+        match = re.match(r"^\[(\d+)\]\.?(.*)$", entry["field"])
+        if match:
+            entry = {
+                **entry,
+                "index": int(match.group(1)),
+                "field": match.group(2) or "non_field_errors",
+            }
+        elif index is not None:
+            entry = {"index": index, **entry}
+        result.append(entry)
+    return result
+
+
 def drf_field_errors(data: Any, sent: Any, prefix: str = "") -> list[FieldError]:
     """Flatten DRF's error data into ``[{"field", "code", "message"}]``.
 
@@ -127,6 +259,15 @@ def drf_field_errors(data: Any, sent: Any, prefix: str = "") -> list[FieldError]
     errors: list[FieldError] = []
     if isinstance(data, Mapping):
         for key, value in data.items():
+            if isinstance(key, int):
+                # ListSerializer (many=True) errors, keyed by item index.
+                child = (
+                    sent[key]
+                    if isinstance(sent, list) and 0 <= key < len(sent)
+                    else None
+                )
+                errors.extend(drf_field_errors(value, child, f"{prefix}[{key}]"))
+                continue
             name = str(key) if is_plain_identifier(key) else "<key>"
             path = f"{prefix}.{name}" if prefix else name
             child_sent = sent.get(key) if isinstance(sent, Mapping) else None

@@ -6,7 +6,9 @@ MCP tool schemas are JSON Schema 2020-12 (MCP 2025-11-25, basic/index
 ``null`` types, boolean ``exclusiveMinimum``/``exclusiveMaximum`` into
 numbers, ``example`` into ``examples``, drops ``x-*`` extensions and OpenAPI
 ``discriminator``/``xml`` members, and makes every value JSON-safe (Decimal,
-lazy translation strings, dates).
+lazy translation strings, dates). ``oneOf`` becomes ``anyOf``: the
+alternatives spectacular emits may overlap, and a schema must never refuse
+what the serializer accepts.
 """
 
 from __future__ import annotations
@@ -113,6 +115,11 @@ class _Converter:
                 continue
             if key == "example":
                 result["examples"] = [json_safe(value)]
+            elif key == "oneOf" and isinstance(value, list):
+                # Spectacular's alternatives (a blank string beside an email,
+                # say) often overlap; oneOf would then refuse values the
+                # serializer accepts.
+                result["anyOf"] = [self.convert(v, stack) for v in value]
             elif key in _SCHEMA_LISTS and isinstance(value, list):
                 result[key] = [self.convert(v, stack) for v in value]
             elif key in _SCHEMA_MAPS and isinstance(value, Mapping):

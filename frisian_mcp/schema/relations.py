@@ -235,7 +235,10 @@ def _lookup_object(relation: Relation, base: dict[str, Any]) -> dict[str, Any] |
     opts = relation.model._meta
     properties = {}
     for name in relation.lookup_fields:
-        schema = _lookup_value_schema(opts.get_field(name))
+        model_field = opts.get_field(name)
+        schema = _lookup_value_schema(model_field)
+        if schema and getattr(model_field, "null", False):
+            schema = {**schema, "type": [schema["type"], "null"]}
         properties[name] = schema or {}
     lookup: dict[str, Any] = {
         "type": "object",

@@ -13,6 +13,9 @@ class Publisher(models.Model):
 
     name = models.CharField(max_length=100, unique=True)
     country = models.CharField(max_length=2, blank=True)
+    #: Unique when set; several publishers may have none (a lookup on
+    #: ``{"code": null}`` can match several rows).
+    code = models.CharField(max_length=10, unique=True, null=True, blank=True)
 
     def __str__(self) -> str:
         return self.name
@@ -67,3 +70,13 @@ class Shelf(models.Model):
 
     def __str__(self) -> str:
         return f"{self.room}/{self.number}"
+
+
+class ShelfLabel(models.Model):
+    """A label on a shelf: its FK points at a model unique by (room, number)."""
+
+    shelf = models.ForeignKey(Shelf, on_delete=models.CASCADE, related_name="labels")
+    text = models.CharField(max_length=50)
+
+    def __str__(self) -> str:
+        return self.text

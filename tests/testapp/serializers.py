@@ -6,15 +6,22 @@ from typing import Any
 
 from rest_framework import serializers
 
-from tests.testapp.models import Book, Publisher, Shelf
+from tests.testapp.models import Book, Publisher, Shelf, ShelfLabel
 
 
 class PublisherSerializer(serializers.ModelSerializer):
-    """A publisher."""
+    """A publisher, whose country check quotes the value (as careless code does)."""
 
     class Meta:
         model = Publisher
-        fields = ("id", "name", "country")
+        fields = ("id", "name", "country", "code")
+
+    def validate_country(self, value: str) -> str:
+        if value and not value.isupper():
+            raise serializers.ValidationError(
+                f"{value} is not an upper-case country code."
+            )
+        return value
 
 
 class NativePublisherField(serializers.ModelSerializer):
@@ -79,15 +86,26 @@ class NativeBookSerializer(BookSerializer):
 
 
 class ShelfSerializer(serializers.ModelSerializer):
-    """A shelf whose books are written by ISBN (a SlugRelatedField)."""
+    """A shelf whose books are written by ISBN; only books in print may go on it."""
 
     books = serializers.SlugRelatedField(
-        slug_field="isbn", queryset=Book.objects.all(), many=True, required=False
+        slug_field="isbn",
+        queryset=Book.objects.filter(in_print=True),
+        many=True,
+        required=False,
     )
 
     class Meta:
         model = Shelf
         fields = ("id", "room", "number", "books")
+
+
+class ShelfLabelSerializer(serializers.ModelSerializer):
+    """A shelf label; its shelf can be looked up by room and number."""
+
+    class Meta:
+        model = ShelfLabel
+        fields = ("id", "shelf", "text")
 
 
 class StatsSerializer(serializers.Serializer):

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from rest_framework import generics, viewsets
+from rest_framework import generics, permissions, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from tests.testapp.models import Book, Publisher, Shelf
+from tests.testapp.models import Book, Publisher, Shelf, ShelfLabel
 from tests.testapp.serializers import (
     BookSerializer,
     PublisherSerializer,
+    ShelfLabelSerializer,
     ShelfSerializer,
     StatsSerializer,
 )
@@ -63,6 +64,31 @@ class ShelfViewSet(viewsets.ModelViewSet):
 
     queryset = Shelf.objects.all()
     serializer_class = ShelfSerializer
+
+
+class ShelfLabelViewSet(viewsets.ModelViewSet):
+    """Labels on shelves."""
+
+    queryset = ShelfLabel.objects.all()
+    serializer_class = ShelfLabelSerializer
+
+
+class PrivateShelfViewSet(ShelfViewSet):
+    """Shelves for signed-in users only."""
+
+    permission_classes = (permissions.IsAuthenticated,)
+
+
+class AuditedPublisherViewSet(viewsets.ModelViewSet):
+    """Publishers whose create() is customised: bulk creates go item by item."""
+
+    queryset = Publisher.objects.all()
+    serializer_class = PublisherSerializer
+
+    def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        response = super().create(request, *args, **kwargs)
+        response.data = {**response.data, "audited": True}
+        return response
 
 
 class StatsView(generics.GenericAPIView):

@@ -1,0 +1,60 @@
+"""Value objects passed between the registry and the invocation layer."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.http import HttpRequest
+from rest_framework.utils.encoders import JSONEncoder
+
+__all__ = ["CallContext", "InvocationResult", "PreparedCall", "to_json"]
+
+
+@dataclass
+class CallContext:
+    """Who is calling, and over which HTTP request.
+
+    ``user`` and ``auth`` are what the endpoint's DRF authenticators
+    returned; inner requests are forced to the same identity.
+    """
+
+    request: HttpRequest
+    user: Any
+    auth: Any = None
+    protocol_version: str = "2025-03-26"
+
+    @property
+    def is_authenticated(self) -> bool:
+        """Whether an authenticator recognised the caller."""
+        return bool(getattr(self.user, "is_authenticated", False))
+
+
+@dataclass
+class PreparedCall:
+    """An action call split into the parts of an HTTP request."""
+
+    path_kwargs: Mapping[str, str] = field(default_factory=dict)
+    query: list[tuple[str, str]] = field(default_factory=list)
+    body: Any = None
+    page: int = 1
+    page_size: int | None = None
+
+
+@dataclass
+class InvocationResult:
+    """What the view answered: status, unrendered data and headers."""
+
+    status: int
+    data: Any
+    headers: Mapping[str, str] = field(default_factory=dict)
+    exception: BaseException | None = None
+    #: For a bulk create run item by item: the index of the failing item.
+    index: int | None = None
+
+
+def to_json(data: Any) -> str:
+    """Encode view data (Decimals, dates, lazy strings...) as compact JSON."""
+    return json.dumps(data, cls=JSONEncoder, ensure_ascii=False, separators=(",", ":"))

@@ -1,0 +1,173 @@
+"""Foreign-key normalization: resolve lookup objects to the ids fields expect.
+
+A related argument may be an id or a lookup object such as
+``{"site": {"name": "hq-1"}}`` (DESIGN.md §4). For DRF's own related fields
+the object is resolved here, through the serializer field's own
+``get_queryset()`` (so per-user scoping holds), using only unique keys of the
+related model (so the lookup is no data-probing oracle), and replaced with
+what the field accepts (``field.to_representation(obj)``: a pk, a slug or a
+URL). Fields that resolve lookups themselves (``Relation.kind == "native"``)
+are left alone. Errors name the lookup keys, never their values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db.models import Model
+
+from frisian_mcp.exceptions import ToolInputError
+from frisian_mcp.schema import Relation, ToolSchema
+from frisian_mcp.types import ErrorCode
+
+__all__ = ["has_lookup_objects", "reference_error", "resolve_references"]
+
+
+def has_lookup_objects(schema: ToolSchema, items: list[dict[str, Any]]) -> bool:
+    """Whether any managed related argument of ``items`` is a lookup object."""
+    for item in items:
+        for name, relation in schema.relations.items():
+            if relation.managed and _has_object(item.get(name)):
+                return True
+    return False
+
+
+def resolve_references(
+    tool: str,
+    schema: ToolSchema,
+    items: list[dict[str, Any]],
+    fields: Mapping[str, Any],
+    *,
+    indexed: bool = False,
+) -> None:
+    """Replace lookup objects in ``items`` (in place) by the ids they name.
+
+    ``fields`` are the bound serializer fields of the action (from the view's
+    own ``get_serializer()``). Raises :class:`ToolInputError`
+    (``invalid_reference``) listing every reference that matched zero or
+    several rows; ``indexed`` adds the item index (bulk bodies).
+    """
+    problems: list[dict[str, Any]] = []
+    for index, item in enumerate(items):
+        for name, relation in schema.relations.items():
+            value = item.get(name)
+            if not relation.managed or not _has_object(value) or name not in fields:
+                continue
+            field = fields[name]
+            child = getattr(field, "child_relation", field)
+            where = index if indexed else None
+            if relation.many and isinstance(value, list):
+                resolved = []
+                for position, member in enumerate(value):
+                    if not isinstance(member, Mapping):
+                        resolved.append(member)
+                        continue
+                    try:
+                        resolved.append(_resolve(relation, child, member))
+                    except _LookupProblem as problem:
+                        problems.append(
+                            _problem(
+                                where, f"{name}[{position}]", str(problem), relation
+                            )
+                        )
+                item[name] = resolved
+            elif isinstance(value, Mapping):
+                try:
+                    item[name] = _resolve(relation, child, value)
+                except _LookupProblem as problem:
+                    problems.append(_problem(where, name, str(problem), relation))
+    if problems:
+        raise reference_error(tool, problems)
+
+
+def reference_error(tool: str, problems: list[dict[str, Any]]) -> ToolInputError:
+    """The ``invalid_reference`` error for ``problems``."""
+    first = problems[0]
+    where = f"item {first['index']}, " if first.get("index") is not None else ""
+    message = f"{tool}: {where}{first['field']} {first['message']}"
+    if len(problems) > 1:
+        message += f" (and {len(problems) - 1} more reference problem{'s' if len(problems) > 2 else ''})"
+    return ToolInputError(
+        message,
+        error_code=ErrorCode.INVALID_REFERENCE,
+        tool=tool,
+        field=first["field"],
+        fields=problems,
+        hint="Refer to related objects by id, or by an object holding one of the listed lookup keys.",
+    )
+
+
+class _LookupProblem(Exception):
+    """Why a lookup object names no single row (a message without values)."""
+
+
+def _resolve(relation: Relation, field: Any, lookup: Mapping[str, Any]) -> Any:
+    """The value ``field`` accepts for the row ``lookup`` names.
+
+    Raises :class:`_LookupProblem` when it names none, or several.
+    """
+    allowed = relation.describe_lookups()
+    keys = set(lookup)
+    unknown = sorted(k for k in keys if k not in relation.lookup_fields)
+    if unknown or not keys:
+        raise _LookupProblem(
+            f"can only be looked up by {allowed} (unique fields of the {_noun(relation)})"
+        )
+    if not any(set(key) <= keys for key in relation.lookup_sets):
+        raise _LookupProblem(f"needs a complete lookup key: one of {allowed}")
+    try:
+        queryset = field.get_queryset()
+    except Exception:  # a field without a usable queryset
+        raise _LookupProblem("cannot be looked up here; send its id") from None
+    if queryset is None:
+        raise _LookupProblem("cannot be looked up here; send its id")
+    try:
+        matches = list(queryset.filter(**dict(lookup))[:2])
+    except (ValueError, TypeError, DjangoValidationError):
+        raise _LookupProblem(
+            f"has lookup values of the wrong type for {', '.join(sorted(keys))}"
+        ) from None
+    used = " + ".join(sorted(keys))
+    if not matches:
+        raise _LookupProblem(
+            f"matches no {_noun(relation)} you can see (looked up by {used})"
+        )
+    if len(matches) > 1:
+        raise _LookupProblem(
+            f"matches several {_noun(relation, plural=True)} (looked up by {used}); use one of: {allowed}"
+        )
+    return _representation(field, matches[0])
+
+
+def _representation(field: Any, obj: Model) -> Any:
+    value = field.to_representation(obj)
+    return str(value) if not isinstance(value, int | str) else value
+
+
+def _problem(
+    index: int | None, field: str, message: str, relation: Relation
+) -> dict[str, Any]:
+    problem: dict[str, Any] = {
+        "field": field,
+        "code": "invalid_reference",
+        "message": message,
+        "lookup_fields": list(relation.lookup_fields),
+    }
+    if index is not None:
+        problem["index"] = index
+    return problem
+
+
+def _has_object(value: Any) -> bool:
+    if isinstance(value, Mapping):
+        return True
+    return isinstance(value, list) and any(isinstance(v, Mapping) for v in value)
+
+
+def _noun(relation: Relation, *, plural: bool = False) -> str:
+    if relation.model is None:
+        return "objects" if plural else "object"
+    meta = relation.model._meta
+    return str(meta.verbose_name_plural if plural else meta.verbose_name)
