@@ -1,7 +1,10 @@
 """Protocol arguments: the one table of arguments that are not serializer fields.
 
-A protocol argument steers the call (paging, filtering...) and is stripped
-before the serializer sees the data. Each entry says which kinds of tools it
+A protocol argument steers the call and is stripped before the serializer
+sees the data: ``help`` (documentation instead of a call), ``mode``
+(``validate`` writes nothing), ``page``/``page_size``/``continuation_token``
+(paging), ``filters`` (the viewset's filter backends) and ``filter_keys``
+(project records onto fewer fields). Each entry says which kinds of tools it
 applies to and what its JSON Schema is. ``schema`` declares exactly these
 arguments on exactly those tools, and ``registry`` strips exactly these, so
 inputSchemas can be strict (``additionalProperties: false``) and stay in sync
@@ -46,6 +49,28 @@ class ProtocolArgument:
     build_schema: Callable[[Mapping[str, Any]], dict[str, Any] | None]
 
 
+def _help_schema(context: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "type": "boolean",
+        "description": (
+            "true: return this tool's documentation (arguments, lookups, an "
+            "example call) instead of running it."
+        ),
+    }
+
+
+def _mode_schema(context: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "type": "string",
+        "enum": ["execute", "validate"],
+        "default": "execute",
+        "description": (
+            '"validate": run every check and report what would be written, '
+            "writing nothing."
+        ),
+    }
+
+
 def _page_schema(context: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "type": "integer",
@@ -66,6 +91,17 @@ def _page_size_schema(context: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def _token_schema(context: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "type": "string",
+        "minLength": 1,
+        "description": (
+            "The next_token of a previous result: returns the next page with "
+            "the same filters."
+        ),
+    }
+
+
 def _filters_schema(context: Mapping[str, Any]) -> dict[str, Any] | None:
     parameters: Mapping[str, dict[str, Any]] = context.get("filter_parameters") or {}
     if not parameters:
@@ -81,11 +117,28 @@ def _filters_schema(context: Mapping[str, Any]) -> dict[str, Any] | None:
     }
 
 
+def _filter_keys_schema(context: Mapping[str, Any]) -> dict[str, Any] | None:
+    fields: list[str] = list(context.get("record_fields") or ())
+    if not fields:
+        return None
+    return {
+        "type": "array",
+        "items": {"type": "string", "enum": fields},
+        "minItems": 1,
+        "uniqueItems": True,
+        "description": "Return only these fields of each record (smaller responses).",
+    }
+
+
 #: Every protocol argument, in the order tools declare them.
 PROTOCOL_ARGUMENTS: tuple[ProtocolArgument, ...] = (
+    ProtocolArgument("help", ALL_KINDS, _help_schema),
+    ProtocolArgument("mode", frozenset({CREATE, UPDATE}), _mode_schema),
     ProtocolArgument("filters", frozenset({LIST}), _filters_schema),
     ProtocolArgument("page", frozenset({LIST}), _page_schema),
     ProtocolArgument("page_size", frozenset({LIST}), _page_size_schema),
+    ProtocolArgument("continuation_token", frozenset({LIST}), _token_schema),
+    ProtocolArgument("filter_keys", frozenset({LIST, READ}), _filter_keys_schema),
 )
 
 #: Names of every protocol argument.

@@ -23,17 +23,25 @@ from frisian_mcp.conf import (
     SETTINGS_NAME,
     mcp_settings,
 )
+from frisian_mcp.discovery import VIEWSET_OPTION_KEYS
 from frisian_mcp.exceptions import ConfigurationError
 
 __all__ = ["check_settings", "check_tools"]
 
-_POLICIES = ("RAISE", "WARN", "IGNORE")
 _POSITIVE_INTS = (
     "MAX_REQUEST_BYTES",
     "TOOLS_LIST_PAGE_SIZE",
     "PAGE_SIZE",
     "MAX_PAGE_SIZE",
+    "CONTINUATION_TOKEN_MAX_AGE",
+    "DISPATCHER_THRESHOLD",
 )
+_CHOICES = {
+    "TOOL_LAYOUT": ("auto", "flat", "dispatcher"),
+    "DISPATCHER_GROUP_BY": ("app", "namespace", "path"),
+    "INPUT_ERROR_STYLE": ("jsonrpc", "tool_result"),
+    "UNMAPPED_FIELD_POLICY": ("RAISE", "WARN", "IGNORE"),
+}
 
 
 @checks.register()
@@ -127,10 +135,24 @@ def _check_values(user: dict[str, Any]) -> list[checks.CheckMessage]:
             problems.append(f"{key} must be a positive integer")
     if not problems and values["PAGE_SIZE"] > values["MAX_PAGE_SIZE"]:
         problems.append("PAGE_SIZE must not exceed MAX_PAGE_SIZE")
-    if values["INPUT_ERROR_STYLE"] not in ("jsonrpc", "tool_result"):
-        problems.append('INPUT_ERROR_STYLE must be "jsonrpc" or "tool_result"')
-    if values["UNMAPPED_FIELD_POLICY"] not in _POLICIES:
-        problems.append("UNMAPPED_FIELD_POLICY must be one of " + ", ".join(_POLICIES))
+    for key, choices in _CHOICES.items():
+        if values[key] not in choices:
+            problems.append(f"{key} must be one of " + ", ".join(map(repr, choices)))
+    for key in ("INCLUDE", "EXCLUDE"):
+        patterns = values[key]
+        if not isinstance(patterns, list | tuple) or not all(
+            isinstance(p, str) for p in patterns
+        ):
+            problems.append(f"{key} must be a list of glob patterns (strings)")
+    options = values["VIEWSET_OPTIONS"]
+    if not isinstance(options, dict) or not all(
+        isinstance(k, str) and isinstance(v, dict) and set(v) <= VIEWSET_OPTION_KEYS
+        for k, v in options.items()
+    ):
+        problems.append(
+            "VIEWSET_OPTIONS must map dotted viewset paths to dicts with keys "
+            + ", ".join(sorted(VIEWSET_OPTION_KEYS))
+        )
     origins = values["ALLOWED_ORIGINS"]
     if not isinstance(origins, list | tuple) or not all(
         isinstance(o, str)

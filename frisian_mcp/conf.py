@@ -42,6 +42,27 @@ DEFAULTS: dict[str, Any] = {
     # None strips the longest common leading path segments of all endpoints.
     # Example: r"^/api/" (so /api/v1/contacts/ becomes v1__contacts__list).
     "PATH_PREFIX": None,
+    # Per-viewset options for viewsets you cannot edit, by dotted class path:
+    # {"name": str, "exclude": bool, "actions": [..], "group": str}; an
+    # mcp_<key> attribute on the class wins. Example:
+    # {"otherapp.views.ThingViewSet": {"exclude": True}}.
+    "VIEWSET_OPTIONS": {},
+    # Glob patterns (fnmatch) of tool names to expose; empty exposes all.
+    # Example: ["contacts__*", "dcim__*"].
+    "INCLUDE": [],
+    # Glob patterns of tool names to hide, applied after INCLUDE.
+    # Example: ["*__destroy"].
+    "EXCLUDE": [],
+    # "flat" (one tool per action), "dispatcher" (one tool per group that
+    # routes by resource and action) or "auto" (dispatchers when there would
+    # be more than DISPATCHER_THRESHOLD flat tools).
+    "TOOL_LAYOUT": "auto",
+    # Flat tool count above which "auto" switches to dispatchers.
+    "DISPATCHER_THRESHOLD": 100,
+    # How dispatcher groups are formed: "app" (the model's app label),
+    # "namespace" (the URL namespace) or "path" (the first name segment);
+    # a viewset's mcp_group overrides.
+    "DISPATCHER_GROUP_BY": "app",
     # What to do with a serializer field that has no JSON Schema mapping:
     # "RAISE" (SchemaError), "WARN" (warn, accept any JSON) or "IGNORE"
     # (accept any JSON silently).
@@ -74,6 +95,8 @@ DEFAULTS: dict[str, Any] = {
     "PAGE_SIZE": 50,
     # Largest page_size a list tool accepts (larger values are rejected).
     "MAX_PAGE_SIZE": 200,
+    # Seconds a list result's next_token stays valid. Example: 600.
+    "CONTINUATION_TOKEN_MAX_AGE": 3600,
 }
 
 #: Keys whose values are dotted paths resolved to objects on access.

@@ -34,6 +34,7 @@ __all__ = [
     "Endpoint",
     "URLConfDiscoveryBackend",
     "get_discovery_backend",
+    "viewset_option",
 ]
 
 #: CRUD action names a viewset router maps, in the order tools are listed.
@@ -196,7 +197,7 @@ class BaseDiscoveryBackend:
             ]
             if tail and segments[-len(tail) :] == tail:
                 segments = segments[: -len(tail)]
-        resource = getattr(endpoint.view_class, "mcp_name", None)
+        resource = viewset_option(endpoint.view_class, "name")
         parts = [str(resource)] if resource else [_safe_segment(s) for s in segments]
         if not parts:
             parts = [_safe_segment(_snake(endpoint.view_class.__name__))]
@@ -232,7 +233,7 @@ class URLConfDiscoveryBackend(BaseDiscoveryBackend):
         cls = getattr(callback, "cls", None)
         if not (isinstance(cls, type) and issubclass(cls, APIView)):
             return False
-        if getattr(cls, "mcp_exclude", False) or cls.__module__.startswith(
+        if viewset_option(cls, "exclude") or cls.__module__.startswith(
             _DOC_VIEW_MODULES
         ):
             return False
@@ -263,7 +264,14 @@ class URLConfDiscoveryBackend(BaseDiscoveryBackend):
                     path = "/" + path
                 if not self.should_include(path, pattern.callback):
                     continue
+                allowed = viewset_option(pattern.callback.cls, "actions")  # type: ignore[attr-defined]
                 for method, action, handler in _methods_and_actions(pattern.callback):
+                    if (
+                        allowed is not None
+                        and action not in allowed
+                        and handler not in allowed
+                    ):
+                        continue
                     base = Endpoint(
                         path=path,
                         path_regex=regex,
@@ -275,6 +283,25 @@ class URLConfDiscoveryBackend(BaseDiscoveryBackend):
                         handler=handler,
                     )
                     yield from _expand_versions(base)
+
+
+#: The per-viewset options, as ``mcp_<key>`` attributes or settings entries.
+VIEWSET_OPTION_KEYS = frozenset({"name", "exclude", "actions", "group"})
+
+
+def viewset_option(view_class: type[Any], key: str) -> Any:
+    """A per-viewset option: ``mcp_<key>`` on the class, else the setting.
+
+    ``FRISIAN_MCP["VIEWSET_OPTIONS"]`` maps dotted class paths to
+    ``{"name", "exclude", "actions", "group"}`` for viewsets a project cannot
+    edit (third-party apps). The class attribute wins.
+    """
+    value = getattr(view_class, f"mcp_{key}", None)
+    if value is not None:
+        return value
+    options = mcp_settings.VIEWSET_OPTIONS or {}
+    entry = options.get(f"{view_class.__module__}.{view_class.__qualname__}")
+    return entry.get(key) if isinstance(entry, Mapping) else None
 
 
 def get_discovery_backend() -> BaseDiscoveryBackend:

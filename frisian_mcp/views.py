@@ -185,7 +185,9 @@ def _wants_sse_only(request: HttpRequest) -> bool:
 
 
 def _render(status: int, body: Any, *, sse: bool = False) -> HttpResponse:
-    data = json.dumps(body, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    # Key order is already deterministic (schemas are built in a fixed
+    # order), so tools/list is byte-identical across processes unsorted.
+    data = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
     if sse and status == 200:
         # MCP 2025-11-25 basic/transports: a priming event (id, empty
         # data) first, then the response, then the stream ends.

@@ -50,7 +50,9 @@ def test_contact_crud_round_trip(mcp: MCPTestClient) -> None:
     assert (
         replaced["first_name"] == "Ada"
     )  # as over REST: PUT leaves omitted optional fields
-    assert structured(mcp.call_tool("contacts__destroy", {"id": created["id"]})) == {}
+    assert structured(mcp.call_tool("contacts__destroy", {"id": created["id"]})) == {
+        "deleted": True
+    }
     assert not Contact.objects.filter(pk=created["id"]).exists()
 
 

@@ -23,6 +23,7 @@ from frisian_mcp.invocation.calls import (
     invoke,
     invoke_bulk,
     result_of,
+    validate_write,
 )
 from frisian_mcp.invocation.pagination import ToolPagination
 from frisian_mcp.invocation.requests import EndpointMismatch
@@ -30,6 +31,7 @@ from frisian_mcp.invocation.types import (
     CallContext,
     InvocationResult,
     PreparedCall,
+    plain_json,
     to_json,
 )
 
@@ -43,6 +45,8 @@ __all__ = [
     "database_of",
     "invoke",
     "invoke_bulk",
+    "plain_json",
     "result_of",
     "to_json",
+    "validate_write",
 ]

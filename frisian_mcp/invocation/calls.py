@@ -30,7 +30,7 @@ from frisian_mcp.invocation.pagination import ToolPagination, page_list
 from frisian_mcp.invocation.requests import EndpointMismatch, build_request, resolve
 from frisian_mcp.invocation.types import CallContext, InvocationResult, PreparedCall
 
-__all__ = ["ViewHandle", "invoke", "invoke_bulk", "result_of"]
+__all__ = ["ViewHandle", "invoke", "invoke_bulk", "result_of", "validate_write"]
 
 _WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 _CONFLICTS = (IntegrityError, ProtectedError, RestrictedError)
@@ -126,6 +126,43 @@ class ViewHandle:
         return result_of(response)
 
 
+def validate_write(
+    endpoint: Endpoint, call: PreparedCall, context: CallContext
+) -> InvocationResult:
+    """Check a create or update as the view would, without writing.
+
+    Runs the view's ``initial()`` (authentication, permissions, throttles),
+    ``get_object()`` for updates (object permissions, 404) and the
+    serializer's validation; never ``perform_*``. Answers 200 with the
+    validated data, or the error the view's handler makes.
+    """
+    try:
+        handle = ViewHandle(endpoint, context, call)
+    except EndpointMismatch:
+        return _NOT_FOUND
+    using = database_of(endpoint)
+    view: Any = handle.view
+    with transaction.atomic(using=using):
+        try:
+            handle.initial()
+            if endpoint.method in ("PUT", "PATCH"):
+                instance = view.get_object()
+                serializer = view.get_serializer(
+                    instance, data=call.body, partial=endpoint.method == "PATCH"
+                )
+            else:
+                instance = None
+                serializer = view.get_serializer(data=call.body)
+            serializer.is_valid(raise_exception=True)
+            data = {"validated": serializer.validated_data, "instance": instance}
+            result = InvocationResult(status=200, data=data)
+        except Exception as exc:
+            result = handle.result_for(exc)
+        # Validators may write (rarely); nothing they did survives.
+        transaction.set_rollback(True, using=using)
+    return result
+
+
 def invoke_bulk(
     endpoint: Endpoint,
     items: list[dict[str, Any]],
@@ -160,7 +197,7 @@ def invoke_bulk(
                 serializer = handle.view.get_serializer(data=items, many=True)  # type: ignore[attr-defined]
                 serializer.is_valid(raise_exception=True)
                 if validate_only:
-                    response = Response(serializer.initial_data, status=200)
+                    response = Response({"count": len(items)}, status=200)
                 else:
                     handle.view.perform_create(serializer)  # type: ignore[attr-defined]
                     response = Response(serializer.data, status=201)
@@ -185,7 +222,11 @@ def _bulk_by_dispatch(
     created: list[Any] = []
     with transaction.atomic(using=using):
         for index, item in enumerate(items):
-            result = invoke(endpoint, PreparedCall(body=item), context)
+            call = PreparedCall(body=item)
+            if validate_only:
+                result = validate_write(endpoint, call, context)
+            else:
+                result = invoke(endpoint, call, context)
             if result.status >= 400:
                 transaction.set_rollback(True, using=using)
                 result.index = index
@@ -193,7 +234,8 @@ def _bulk_by_dispatch(
             created.append(result.data)
         if validate_only:
             transaction.set_rollback(True, using=using)
-    return InvocationResult(status=200 if validate_only else 201, data=created)
+            return InvocationResult(status=200, data={"count": len(items)})
+    return InvocationResult(status=201, data=created)
 
 
 def result_of(response: HttpResponseBase) -> InvocationResult:

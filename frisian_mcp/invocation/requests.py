@@ -10,6 +10,7 @@ not fit the URL pattern answers "not found", as the same URL would over REST.
 
 from __future__ import annotations
 
+import functools
 import io
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -17,6 +18,8 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 from django.core.handlers.wsgi import WSGIRequest
+from django.core.signals import setting_changed
+from django.dispatch import receiver
 from django.urls import (
     NoReverseMatch,
     Resolver404,
@@ -120,16 +123,33 @@ def resolve(
     urlconf = getattr(request, "urlconf", None) or str(
         mcp_settings.URLCONF or settings.ROOT_URLCONF
     )
-    try:
-        match: ResolverMatch | None = get_resolver(urlconf).resolve(request.path_info)
-    except Resolver404:
-        match = None
+    if endpoint.path_variables:
+        match = _resolve_path(urlconf, request.path_info)
+    else:
+        # Paths without variables (list, create) resolve the same every time.
+        match = _resolve_fixed_path(urlconf, request.path_info)
     if match is None or not _lands_on(match, endpoint, expected):
         match = _reverse_match(endpoint, expected, urlconf)
         if match is None:
             raise EndpointMismatch()
     request.resolver_match = match
     return match
+
+
+def _resolve_path(urlconf: str, path: str) -> ResolverMatch | None:
+    try:
+        return get_resolver(urlconf).resolve(path)
+    except Resolver404:
+        return None
+
+
+_resolve_fixed_path = functools.lru_cache(maxsize=4096)(_resolve_path)
+
+
+@receiver(setting_changed)
+def _forget_resolutions(*, setting: str, **kwargs: Any) -> None:
+    if setting in ("ROOT_URLCONF", "FRISIAN_MCP"):
+        _resolve_fixed_path.cache_clear()
 
 
 def _path(endpoint: Endpoint, path_kwargs: Mapping[str, str]) -> str:

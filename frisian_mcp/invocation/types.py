@@ -10,7 +10,7 @@ from typing import Any
 from django.http import HttpRequest
 from rest_framework.utils.encoders import JSONEncoder
 
-__all__ = ["CallContext", "InvocationResult", "PreparedCall", "to_json"]
+__all__ = ["CallContext", "InvocationResult", "PreparedCall", "plain_json", "to_json"]
 
 
 @dataclass
@@ -53,6 +53,30 @@ class InvocationResult:
     exception: BaseException | None = None
     #: For a bulk create run item by item: the index of the failing item.
     index: int | None = None
+
+
+_ENCODER = JSONEncoder()
+
+
+def plain_json(data: Any) -> Any:
+    """``data`` as plain JSON values, as DRF's JSON renderer would encode it.
+
+    Serializer output is nearly plain already (``ReturnDict``, lists,
+    strings); walking it is much cheaper than encoding and decoding it.
+    """
+    if data is None or type(data) in (str, int, float, bool):
+        return data
+    if isinstance(data, bool):
+        return bool(data)
+    if isinstance(data, str):
+        return str(data)  # ErrorDetail, SafeString...
+    if isinstance(data, int | float):
+        return int(data) if isinstance(data, int) else float(data)
+    if isinstance(data, dict):
+        return {str(key): plain_json(value) for key, value in data.items()}
+    if isinstance(data, list | tuple):
+        return [plain_json(value) for value in data]
+    return plain_json(_ENCODER.default(data))
 
 
 def to_json(data: Any) -> str:

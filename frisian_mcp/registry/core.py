@@ -13,9 +13,11 @@ fixed order, each a method, so the pipeline reads top to bottom:
 from __future__ import annotations
 
 import difflib
+import fnmatch
 import re
 import threading
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
@@ -24,6 +26,7 @@ from django.dispatch import receiver
 from jsonschema import Draft202012Validator
 
 from frisian_mcp import arguments as protocol
+from frisian_mcp.conf import mcp_settings
 from frisian_mcp.discovery import get_discovery_backend
 from frisian_mcp.exceptions import ToolInputError
 from frisian_mcp.invocation import (
@@ -34,8 +37,16 @@ from frisian_mcp.invocation import (
     ViewHandle,
     invoke,
     invoke_bulk,
+    validate_write,
 )
 from frisian_mcp.registry import guards
+from frisian_mcp.registry.dispatchers import build_dispatchers
+from frisian_mcp.registry.protocol import (
+    help_document,
+    issue_token,
+    project,
+    read_token,
+)
 from frisian_mcp.registry.references import has_lookup_objects, resolve_references
 from frisian_mcp.registry.results import (
     bulk_item_error,
@@ -43,6 +54,7 @@ from frisian_mcp.registry.results import (
     raise_for_status,
     reference_problems,
     structured_result,
+    validation_report,
 )
 from frisian_mcp.registry.tools import Tool, assign_names
 from frisian_mcp.registry.validation import (
@@ -54,6 +66,16 @@ from frisian_mcp.schema import SchemaBuilder, ToolSchema
 from frisian_mcp.types import ErrorCode, JSONObject, ToolDefinition
 
 __all__ = ["ToolRegistry", "get_registry", "reset_registry"]
+
+
+@dataclass(frozen=True)
+class ListState:
+    """Where a list call is: its filters, page, page size and projection."""
+
+    filters: dict[str, Any]
+    page: int
+    page_size: int
+    filter_keys: list[str] | None = None
 
 
 class ToolRegistry:
@@ -70,6 +92,16 @@ class ToolRegistry:
         self._tools = dict(sorted(tools.items()))
         self.clashes = list(clashes or [])
         self._validators: dict[str, Draft202012Validator] = {}
+        self.dispatchers = build_dispatchers(self._tools.values())
+
+    @property
+    def layout(self) -> str:
+        """``"flat"`` or ``"dispatcher"``: what ``tools/list`` shows."""
+        layout = str(mcp_settings.TOOL_LAYOUT)
+        if layout == "auto":
+            threshold = int(mcp_settings.DISPATCHER_THRESHOLD)
+            return "dispatcher" if len(self._tools) > threshold else "flat"
+        return layout
 
     @classmethod
     def from_settings(cls) -> ToolRegistry:
@@ -80,6 +112,7 @@ class ToolRegistry:
         names, clashes = assign_names(
             (backend.get_tool_name(e, prefix), e) for e in endpoints
         )
+        names = {name: e for name, e in names.items() if _selected(name)}
         builder = SchemaBuilder()
         lock = threading.RLock()
         tools = {
@@ -115,8 +148,13 @@ class ToolRegistry:
             raise self._unknown_tool(name)
         return tool
 
-    def definitions(self) -> list[ToolDefinition]:
-        """``tools/list`` entries of every tool, in name order."""
+    def definitions(self, layout: str | None = None) -> list[ToolDefinition]:
+        """``tools/list`` entries, in name order: flat tools or dispatchers.
+
+        ``layout`` (``"flat"`` or ``"dispatcher"``) overrides :attr:`layout`.
+        """
+        if (layout or self.layout) == "dispatcher":
+            return [d.definition() for d in self.dispatchers.values()]
         result = []
         for tool in self._tools.values():
             definition = tool.definition()
@@ -131,36 +169,119 @@ class ToolRegistry:
     ) -> JSONObject:
         """Run one ``tools/call``; return its structured result.
 
-        The steps, in order: JSON-string coercion, schema validation (every
-        problem collected), stripping the protocol arguments, bulk-body
-        detection, the nested-wrapper and unknown-key guards (reported with
-        the schema problems), the empty-write guard, foreign-key
-        normalization, and the call itself. Raises :class:`ToolInputError`
-        for any argument problem and
+        The steps, in order: JSON-string coercion; ``help`` (answers and
+        stops); schema validation (every problem collected); stripping the
+        protocol arguments; bulk-body detection; the nested-wrapper and
+        unknown-key guards (reported with the schema problems); the
+        empty-write guard; foreign-key normalization; the call itself, or
+        only its validation under ``mode: "validate"``. Raises
+        :class:`ToolInputError` for any argument problem and
         :class:`~frisian_mcp.exceptions.ToolExecutionError` when the action
         ran and failed.
         """
+        dispatcher = self.dispatchers.get(name) if name not in self._tools else None
+        if dispatcher is not None:
+            return dispatcher.dispatch(
+                arguments or {}, lambda sub, args: self.dispatch(sub, args, context)
+            )
         tool = self.get(name)
         schema = tool.require_schema()
         args = guards.coerce_json_strings(schema.input_schema, arguments or {})
+        if args.get("help") is True and "help" in schema.protocol_arguments:
+            return help_document(tool)
         problems = self.validate(tool, schema, args)
         options = self.strip_protocol_arguments(schema, args)
+        validate_only = options.get("mode") == "validate"
         items = guards.detect_bulk_body(tool.name, tool.kind, schema, args)
         if items is not None:
             # The items are checked one by one; at the top level only the
             # protocol arguments are.
             protocol_problems = [p for p in problems if _root(p["field"]) in options]
             guards.check_undeclared(tool.name, schema, {}, protocol_problems)
-            return self.dispatch_bulk(tool, schema, items, context)
+            return self.dispatch_bulk(
+                tool, schema, items, context, validate_only=validate_only
+            )
         guards.check_undeclared(tool.name, schema, args, problems)
-        call = self.prepare_call(schema, args, options)
+        listing = self.list_state(tool, options, context)
+        call = self.prepare_call(schema, args, listing)
         if tool.kind == protocol.CREATE:
             guards.check_not_empty(tool.name, schema, call.body)
         if isinstance(call.body, dict) and has_lookup_objects(schema, [call.body]):
             self.resolve_lookups(tool, schema, [call.body], context, call)
+        if validate_only:
+            result = validate_write(tool.endpoint, call, context)
+            raise_for_status(tool, result, call.body)
+            return validation_report(tool, result.data)
         result = invoke(tool.endpoint, call, context)
-        raise_for_status(tool.name, _noun(tool), result, call.body)
-        return structured_result(result.data)
+        raise_for_status(tool, result, call.body)
+        return self.shape_result(tool, result, listing, context)
+
+    def list_state(
+        self, tool: Tool, options: Mapping[str, Any], context: CallContext
+    ) -> ListState:
+        """Filters, page, page size and projection, from a token or the call."""
+        state = ListState(
+            filters=dict(options.get("filters") or {}),
+            page=int(options.get("page") or 1),
+            page_size=int(options.get("page_size") or mcp_settings.PAGE_SIZE),
+            filter_keys=options.get("filter_keys"),
+        )
+        token = options.get("continuation_token")
+        if token is None:
+            return state
+        if "page" in options:
+            raise ToolInputError(
+                "Send either page or continuation_token, not both: the token already "
+                "names the next page.",
+                error_code=ErrorCode.INVALID_ARGUMENT,
+                tool=tool.name,
+                field="page",
+            )
+        payload = read_token(token, tool.name, context)
+        for option, key in (("filters", "f"), ("page_size", "s"), ("filter_keys", "k")):
+            if option in options and options[option] != payload.get(key):
+                raise ToolInputError(
+                    f"The continuation_token was issued for other {option}: send it "
+                    f"without {option}, or start again from page 1.",
+                    error_code=ErrorCode.INVALID_TOKEN,
+                    tool=tool.name,
+                    field="continuation_token",
+                )
+        return ListState(
+            filters=dict(payload.get("f") or {}),
+            page=int(payload.get("p") or 1),
+            page_size=int(payload.get("s") or mcp_settings.PAGE_SIZE),
+            filter_keys=payload.get("k"),
+        )
+
+    def shape_result(
+        self,
+        tool: Tool,
+        result: InvocationResult,
+        listing: ListState,
+        context: CallContext,
+    ) -> JSONObject:
+        """The structured result: projected, with a continuation token."""
+        if tool.kind == protocol.DELETE and result.data is None:
+            return {"deleted": True}
+        structured = structured_result(result.data)
+        keys = listing.filter_keys
+        rows = structured.get("results") if tool.kind == protocol.LIST else None
+        if isinstance(rows, list):
+            if keys:
+                structured["results"] = [project(row, keys) for row in rows]
+            if structured.get("has_more") is True:
+                structured["next_token"] = issue_token(
+                    tool.name,
+                    context,
+                    filters=listing.filters,
+                    filter_keys=keys,
+                    page=int(structured.get("page", listing.page)) + 1,
+                    page_size=int(structured.get("page_size", listing.page_size)),
+                )
+        elif keys:
+            structured = project(structured, keys)
+        return structured
 
     def dispatch_bulk(
         self,
@@ -168,6 +289,8 @@ class ToolRegistry:
         schema: ToolSchema,
         items: list[dict[str, Any]],
         context: CallContext,
+        *,
+        validate_only: bool = False,
     ) -> JSONObject:
         """Guard every item like a single create, then save all or none."""
         if schema.path_arguments:
@@ -196,8 +319,14 @@ class ToolRegistry:
             self.resolve_lookups(
                 tool, schema, bodies, context, PreparedCall(), indexed=True
             )
-        result = invoke_bulk(tool.endpoint, bodies, context)
-        raise_for_status(tool.name, _noun(tool), result, bodies, bulk=True)
+        result = invoke_bulk(
+            tool.endpoint, bodies, context, validate_only=validate_only
+        )
+        raise_for_status(tool, result, bodies, bulk=True)
+        if validate_only:
+            return {
+                "validation": {"valid": True, "action": "create", "count": len(bodies)}
+            }
         return bulk_result(tool, result.data)
 
     def validate(
@@ -218,7 +347,7 @@ class ToolRegistry:
         }
 
     def prepare_call(
-        self, schema: ToolSchema, args: Mapping[str, Any], options: Mapping[str, Any]
+        self, schema: ToolSchema, args: Mapping[str, Any], listing: ListState
     ) -> PreparedCall:
         """Split the arguments into URL variables, query string and body."""
         path_kwargs = {
@@ -230,7 +359,7 @@ class ToolRegistry:
         for name, parameter in schema.query_arguments.items():
             if name in args:
                 query.extend(_query_pairs(parameter, args[name], schema))
-        for key, value in (options.get("filters") or {}).items():
+        for key, value in listing.filters.items():
             query.extend(_query_pairs(key, value, schema))
         if schema.body_argument is not None:
             body: Any = args.get(schema.body_argument)
@@ -242,8 +371,8 @@ class ToolRegistry:
             path_kwargs=path_kwargs,
             query=query,
             body=body,
-            page=int(options.get("page") or 1),
-            page_size=options.get("page_size"),
+            page=listing.page,
+            page_size=listing.page_size,
         )
 
     def resolve_lookups(
@@ -264,13 +393,13 @@ class ToolRegistry:
         try:
             handle = ViewHandle(tool.endpoint, context, call)
         except EndpointMismatch:
-            raise_for_status(tool.name, _noun(tool), InvocationResult(404, None), None)
+            raise_for_status(tool, InvocationResult(404, None), None)
             raise
         try:
             handle.check_permissions()
             fields = handle.view.get_serializer().fields  # type: ignore[attr-defined]
         except Exception as exc:  # the view's handler decides
-            raise_for_status(tool.name, _noun(tool), handle.result_for(exc), None)
+            raise_for_status(tool, handle.result_for(exc), None)
             raise
         resolve_references(tool.name, schema, bodies, fields, indexed=indexed)
 
@@ -292,13 +421,17 @@ class ToolRegistry:
         )
 
 
+def _selected(name: str) -> bool:
+    """Whether INCLUDE and EXCLUDE let the tool ``name`` through."""
+    include = list(mcp_settings.INCLUDE or [])
+    exclude = list(mcp_settings.EXCLUDE or [])
+    if include and not any(fnmatch.fnmatchcase(name, p) for p in include):
+        return False
+    return not any(fnmatch.fnmatchcase(name, p) for p in exclude)
+
+
 def _root(field: str) -> str:
     return re.split(r"[.\[]", field, maxsplit=1)[0]
-
-
-def _noun(tool: Tool) -> str:
-    model = tool.model
-    return str(model._meta.verbose_name) if model is not None else "object"
 
 
 def _query_pairs(name: str, value: Any, schema: ToolSchema) -> list[tuple[str, str]]:

@@ -9,17 +9,19 @@ or redacted, never passed through (seed 002). Other statuses become
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from django.db.models import Manager, Model, QuerySet
+
 from frisian_mcp.conf import mcp_settings
 from frisian_mcp.exceptions import ToolExecutionError, ToolInputError
-from frisian_mcp.invocation import InvocationResult, to_json
+from frisian_mcp.invocation import InvocationResult, plain_json
 from frisian_mcp.registry.tools import Tool
 from frisian_mcp.registry.validation import FieldError, is_plain_identifier
 from frisian_mcp.schema import ToolSchema
+from frisian_mcp.schema.openapi import json_safe
 from frisian_mcp.types import ErrorCode, JSONObject
 
 __all__ = [
@@ -29,6 +31,7 @@ __all__ = [
     "raise_for_status",
     "reference_problems",
     "structured_result",
+    "validation_report",
 ]
 
 # DRF error codes whose stock messages quote the submitted value.
@@ -48,12 +51,12 @@ def structured_result(data: Any) -> JSONObject:
     """The ``structuredContent`` of a successful call: always an object."""
     if data is None:
         return {}
-    plain = json.loads(to_json(data))
+    plain = plain_json(data)
     return plain if isinstance(plain, dict) else {"result": plain}
 
 
 def raise_for_status(
-    tool: str, noun: str, result: InvocationResult, sent: Any, *, bulk: bool = False
+    tool_object: Tool, result: InvocationResult, sent: Any, *, bulk: bool = False
 ) -> None:
     """Raise the error matching a non-2xx status; return on success.
 
@@ -63,6 +66,9 @@ def raise_for_status(
     status = result.status
     if status < 400:
         return
+    tool = tool_object.name
+    model = tool_object.model
+    noun = str(model._meta.verbose_name) if model is not None else "object"
     if status == 400 and bulk:
         fields = _indexed(
             drf_field_errors(
@@ -149,6 +155,44 @@ def raise_for_status(
         tool=tool,
         status=status,
     )
+
+
+def validation_report(tool: Tool, data: Any) -> JSONObject:
+    """The result of ``mode: "validate"``: what would be written.
+
+    ``data`` holds the serializer's validated data and, for updates, the
+    current object; related objects are shown by primary key.
+    """
+    validated = data.get("validated") or {}
+    instance = data.get("instance")
+    report: JSONObject = {
+        "valid": True,
+        "action": "create" if instance is None else "update",
+        "data": _plain(validated),
+    }
+    if instance is not None:
+        report["id"] = _plain(instance.pk)
+        report["changed_fields"] = [
+            name
+            for name, value in validated.items()
+            if _plain(getattr(instance, name, None)) != _plain(value)
+        ]
+    report["written"] = False
+    return {"validation": report}
+
+
+def _plain(value: Any) -> Any:
+    """JSON-safe form of validated data: model instances become their pk."""
+    if isinstance(value, Model):
+        return _plain(value.pk)
+    if isinstance(value, Manager | QuerySet):
+        return sorted(_plain(v) for v in value.values_list("pk", flat=True))
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set):
+        items = [_plain(v) for v in value]
+        return sorted(items, key=str) if isinstance(value, set) else items
+    return json_safe(value)
 
 
 def reference_problems(

@@ -21,7 +21,7 @@ from frisian_mcp.discovery import Endpoint
 from frisian_mcp.schema import SchemaBuilder, ToolSchema
 from frisian_mcp.types import ToolAnnotations, ToolDefinition
 
-__all__ = ["TOOL_NAME_PATTERN", "Tool", "assign_names", "kind_of"]
+__all__ = ["TOOL_NAME_PATTERN", "Tool", "assign_names", "kind_of", "valid_name"]
 
 #: Tool names every common client accepts.
 TOOL_NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -156,6 +156,8 @@ class Tool:
                 "inputSchema": schema.input_schema,
                 "annotations": self.annotations,
             }
+            if schema.output_schema is not None:
+                self._definition["outputSchema"] = schema.output_schema
         return self._definition
 
     def _lead_sentence(self, schema: ToolSchema | None) -> str:
@@ -202,7 +204,7 @@ def assign_names(
     """
     groups: dict[str, list[Endpoint]] = {}
     for proposal, endpoint in proposals:
-        groups.setdefault(_valid(proposal), []).append(endpoint)
+        groups.setdefault(valid_name(proposal), []).append(endpoint)
     names: dict[str, Endpoint] = {}
     clashes: list[str] = []
     for proposal in sorted(groups):
@@ -212,17 +214,18 @@ def assign_names(
             continue
         clashes.append(proposal)
         for index, endpoint in enumerate(endpoints):
-            candidate = _valid(f"{proposal}_{endpoint.method.lower()}")
+            candidate = valid_name(f"{proposal}_{endpoint.method.lower()}")
             if (
                 candidate in names
                 or sum(e.method == endpoint.method for e in endpoints) > 1
             ):
-                candidate = _valid(f"{proposal}_{index + 1}")
+                candidate = valid_name(f"{proposal}_{index + 1}")
             names[candidate] = endpoint
     return names, clashes
 
 
-def _valid(name: str) -> str:
+def valid_name(name: str) -> str:
+    """``name`` made of safe characters and at most 64 long (stable hash)."""
     name = _UNSAFE.sub("_", name).strip("_") or "tool"
     if len(name) <= _MAX_NAME:
         return name

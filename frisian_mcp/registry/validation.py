@@ -78,6 +78,8 @@ def validate_arguments(
     validator: Draft202012Validator, arguments: Mapping[str, Any]
 ) -> list[FieldError]:
     """Return every schema problem of ``arguments``, one entry per field."""
+    if validator.is_valid(arguments):
+        return []
     problems: list[FieldError] = []
     seen: set[tuple[str, str]] = set()
     for error in sorted(validator.iter_errors(arguments), key=_error_order):

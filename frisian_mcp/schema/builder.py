@@ -23,7 +23,7 @@ from drf_spectacular.generators import SchemaGenerator
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.plumbing import ComponentRegistry, ResolvedComponent, is_serializer
 from drf_spectacular.settings import patched_settings, spectacular_settings
-from rest_framework import serializers
+from rest_framework import mixins, serializers
 from rest_framework.views import APIView
 
 from frisian_mcp import arguments
@@ -39,6 +39,34 @@ __all__ = ["SchemaBuilder"]
 logger = logging.getLogger("frisian_mcp")
 
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
+_RECORD_KINDS = frozenset(
+    {arguments.LIST, arguments.READ, arguments.CREATE, arguments.UPDATE}
+)
+# The stock DRF action each kind's result shape is known for.
+_STOCK_ACTIONS = {
+    arguments.LIST: ("list", mixins.ListModelMixin),
+    arguments.READ: ("retrieve", mixins.RetrieveModelMixin),
+    arguments.CREATE: ("create", mixins.CreateModelMixin),
+    arguments.UPDATE: ("update", mixins.UpdateModelMixin),
+    arguments.DELETE: ("destroy", mixins.DestroyModelMixin),
+}
+# Schema keywords that describe structure; constraints (enum, bounds,
+# patterns) are left out of output schemas, where stored data that predates
+# a constraint would make a client reject a correct answer.
+_STRUCTURAL_KEYS = frozenset(
+    {
+        "type",
+        "properties",
+        "items",
+        "anyOf",
+        "description",
+        "title",
+        "format",
+        "additionalProperties",
+        "$ref",
+        "$defs",
+    }
+)
 _PATH_VARIABLE = re.compile(r"{([^{}]+)}")
 
 
@@ -48,6 +76,7 @@ class SchemaBuilder:
     def __init__(self) -> None:
         self.generator = SchemaGenerator()
         self._bodies: dict[tuple[type[Any], type[Any]], BodySchema] = {}
+        self._records: dict[tuple[type[Any], type[Any]], dict[str, Any] | None] = {}
 
     def build(
         self, endpoint: Endpoint, kind: str, path_prefix: str
@@ -158,8 +187,11 @@ class SchemaBuilder:
 
         properties.update(body.properties)
         required.extend(body.required)
+        record = self._record(view, auto) if kind in _RECORD_KINDS else None
+        record_fields = tuple((record or {}).get("properties") or ())
         protocol = arguments.protocol_arguments_for(
-            kind, {"filter_parameters": filter_parameters}
+            kind,
+            {"filter_parameters": filter_parameters, "record_fields": record_fields},
         )
         for name, schema in protocol.items():
             properties.setdefault(name, schema)
@@ -185,6 +217,8 @@ class SchemaBuilder:
             filter_parameters=filter_parameters,
             protocol_arguments=tuple(protocol),
             comma_separated=frozenset(comma_separated),
+            record_fields=record_fields,
+            output_schema=output_schema(endpoint, kind, record),
         )
 
     def _body(self, view: APIView, auto: AutoSchema) -> BodySchema:
@@ -203,6 +237,39 @@ class SchemaBuilder:
             cached = self._map_serializer(serializer, auto)
             self._bodies[key] = cached
         return cached
+
+    def _record(self, view: APIView, auto: AutoSchema) -> dict[str, Any] | None:
+        """The shape of one record the action returns (its response serializer)."""
+        try:
+            serializer = _with_fallback_context(view, auto.get_response_serializers)
+        except Exception:  # a response we cannot inspect has no fixed shape
+            return None
+        if not is_serializer(serializer) or isinstance(
+            serializer, serializers.ListSerializer
+        ):
+            return None
+        key = (type(view), type(serializer))
+        if key in self._records:
+            return self._records[key]
+        component = auto.resolve_serializer(serializer, "response")
+        record = None
+        if component.schema is not None:
+            converted = to_json_schema(component.schema, _components(auto))
+            fields = _readable_fields(serializer)
+            properties = {}
+            for name, prop in (converted.get("properties") or {}).items():
+                field = fields.get(name)
+                untyped = field is not None and (
+                    _is_unmapped(field) or _untyped_method(field)
+                )
+                properties[name] = _structural(
+                    {k: v for k, v in prop.items() if k == "description"}
+                    if untyped
+                    else prop
+                )
+            record = {"type": "object", "properties": properties}
+        self._records[key] = record
+        return record
 
     def _map_serializer(self, serializer: Any, auto: AutoSchema) -> BodySchema:
         if isinstance(serializer, serializers.ListSerializer):
@@ -244,6 +311,124 @@ class SchemaBuilder:
         return BodySchema(
             properties=properties, required=required, relations=relations, defs=defs
         )
+
+
+def output_schema(
+    endpoint: Endpoint, kind: str, record: dict[str, Any] | None
+) -> dict[str, Any] | None:
+    """The outputSchema of a tool whose action is DRF's stock one.
+
+    The primary shape (a record, a page of records, a deletion, a bulk
+    result) is listed with the other shapes every tool may return: its
+    ``help`` document and, for writes, a ``validation`` report.
+    """
+    stock = _STOCK_ACTIONS.get(kind)
+    if stock is None:
+        return None
+    method, mixin = stock
+    cls = endpoint.view_class
+    if not issubclass(cls, mixin) or getattr(cls, method) is not getattr(mixin, method):
+        return None
+    shapes: list[dict[str, Any]] = []
+    if kind == arguments.LIST:
+        if record is None:
+            return None
+        shapes.append(
+            {
+                "type": "object",
+                "properties": {
+                    "results": {"type": "array", "items": record},
+                    "count": {"type": "integer"},
+                    "page": {"type": "integer"},
+                    "page_size": {"type": "integer"},
+                    "has_more": {"type": "boolean"},
+                    "next_token": {"type": "string"},
+                },
+                "required": ["results", "count", "page", "page_size", "has_more"],
+            }
+        )
+    elif kind == arguments.DELETE:
+        shapes.append(
+            {
+                "type": "object",
+                "properties": {"deleted": {"type": "boolean"}},
+                "required": ["deleted"],
+            }
+        )
+    else:
+        if record is None:
+            return None
+        shapes.append(record)
+        if kind == arguments.CREATE:
+            shapes.append(
+                {
+                    "type": "object",
+                    "properties": {
+                        "created": {"type": "integer"},
+                        "results": {"type": "array", "items": record},
+                        "ids": {"type": "array"},
+                    },
+                    "required": ["created"],
+                }
+            )
+    shapes.append(
+        {
+            "type": "object",
+            "properties": {"help": {"type": "object"}},
+            "required": ["help"],
+        }
+    )
+    if kind in (arguments.CREATE, arguments.UPDATE):
+        shapes.append(
+            {
+                "type": "object",
+                "properties": {"validation": {"type": "object"}},
+                "required": ["validation"],
+            }
+        )
+    return {"type": "object", "anyOf": shapes}
+
+
+def _structural(schema: Any) -> Any:
+    """Keep only the structural keywords of an output schema, recursively."""
+    if isinstance(schema, list):
+        return [_structural(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    result: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key not in _STRUCTURAL_KEYS:
+            continue
+        if key == "properties" and isinstance(value, dict):
+            result[key] = {name: _structural(v) for name, v in value.items()}
+        elif key in ("items", "additionalProperties", "anyOf", "$defs"):
+            result[key] = (
+                {n: _structural(v) for n, v in value.items()}
+                if key == "$defs"
+                else _structural(value)
+            )
+        else:
+            result[key] = value
+    return result
+
+
+def _readable_fields(serializer: Any) -> dict[str, Any]:
+    try:
+        fields = serializer.fields
+    except Exception:  # a broken serializer maps to no fields
+        return {}
+    return {name: f for name, f in fields.items() if not f.write_only}
+
+
+def _untyped_method(field: Any) -> bool:
+    """A SerializerMethodField whose method declares no return type."""
+    if not isinstance(field, serializers.SerializerMethodField) or _has_explicit_schema(
+        field
+    ):
+        return False
+    parent = getattr(field, "parent", None)
+    method = getattr(parent, field.method_name or f"get_{field.field_name}", None)
+    return "return" not in getattr(method, "__annotations__", {})
 
 
 def _declared_request(auto: AutoSchema) -> bool:

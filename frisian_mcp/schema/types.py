@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any
 
 from frisian_mcp.schema.relations import Relation
@@ -64,8 +65,12 @@ class ToolSchema:
     filter_parameters: Mapping[str, Any]
     protocol_arguments: tuple[str, ...]
     comma_separated: frozenset[str] = frozenset()
+    #: Fields of the records the tool returns (for ``filter_keys``).
+    record_fields: tuple[str, ...] = ()
+    #: The tool's outputSchema, or ``None`` when its results have no fixed shape.
+    output_schema: dict[str, Any] | None = None
 
-    @property
+    @cached_property
     def declared(self) -> frozenset[str]:
         """Every top-level argument name the inputSchema declares."""
         return frozenset(self.input_schema.get("properties", {}))
