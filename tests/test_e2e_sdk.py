@@ -16,29 +16,22 @@ own database on that server, created and dropped here with psycopg.
 from __future__ import annotations
 
 import json
-import os
-import re
-import subprocess
-import sys
-import time
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import anyio
-import httpx
 import pytest
 from mcp import Client
 
+from tests.live import demo_database, serve
+
 pytestmark = pytest.mark.live
 
-ROOT = Path(__file__).resolve().parent.parent
 CONTACT_TOOLS = {
     f"contacts__{a}"
     for a in ("list", "retrieve", "create", "update", "partial_update", "destroy")
 }
-LISTENING = re.compile(r"Listening at: (http://127\.0\.0\.1:\d+)")
 #: The handshake-era versions the server speaks (``initialize`` negotiates one).
 SERVER_VERSIONS = {"2025-03-26", "2025-06-18", "2025-11-25"}
 MODES = pytest.mark.parametrize("mode", ["auto", "legacy"])
@@ -66,84 +59,14 @@ class LiveServer:
             raise
 
 
-def _postgres(url: str, dbname: str, statement: str) -> None:
-    """Run ``statement`` on the ``postgres`` maintenance database of ``url``."""
-    import psycopg
-    from psycopg import sql
-
-    dsn = urlsplit(url)._replace(scheme="postgresql", path="/postgres").geturl()
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute(sql.SQL(statement).format(sql.Identifier(dbname)))
-
-
 @pytest.fixture(scope="module")
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     """Migrate and seed a fresh database, serve the demo, yield the server."""
     tmp = tmp_path_factory.mktemp("e2e")
     server = LiveServer(tmp / "server.log")
-    outer = os.environ.get("DATABASE_URL", "")
-    pg_name = None
-    if urlsplit(outer).scheme in ("postgres", "postgresql", "pgsql"):
-        pg_name = f"frisian_mcp_e2e_{os.getpid()}"
-        _postgres(outer, pg_name, "DROP DATABASE IF EXISTS {} WITH (FORCE)")
-        _postgres(outer, pg_name, "CREATE DATABASE {}")
-        db_url = urlsplit(outer)._replace(path=f"/{pg_name}").geturl()
-    else:
-        db_url = f"sqlite:///{tmp / 'db.sqlite3'}"
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "demo_project.settings",
-        "DATABASE_URL": db_url,
-        "PYTHONUNBUFFERED": "1",
-        # gunicorn >= 25.1 opens a control socket under $XDG_RUNTIME_DIR
-        # (else ~/.gunicorn); keep it in our temp dir, away from other servers.
-        "XDG_RUNTIME_DIR": str(tmp),
-    }
-    proc = None
-    try:
-        with server.log.open("w") as log:
-            for command in ("migrate", "seed_demo"):
-                args = [sys.executable, "manage.py", command]
-                done = subprocess.run(args, cwd=ROOT, env=env, stdout=log, stderr=log)
-                if done.returncode:
-                    pytest.fail(f"{command} failed:\n{server.log.read_text()}")
-            # Port 0: the kernel picks a free port, gunicorn logs which one.
-            gunicorn = ["-m", "gunicorn", "demo_project.wsgi:application"]
-            args = [sys.executable, *gunicorn, "-b", "127.0.0.1:0", "-w", "1"]
-            args += ["--access-logfile", "-"]
-            proc = subprocess.Popen(args, cwd=ROOT, env=env, stdout=log, stderr=log)
-        server.url = _wait_until_up(proc, server.log) + "/mcp"
+    with demo_database(tmp, "e2e") as env, serve(env, server.log) as base:
+        server.url = base + "/mcp"
         yield server
-    finally:
-        if proc is not None:
-            proc.terminate()
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        if pg_name is not None:
-            _postgres(outer, pg_name, "DROP DATABASE IF EXISTS {} WITH (FORCE)")
-
-
-def _wait_until_up(proc: subprocess.Popen[bytes], log: Path) -> str:
-    """Wait (30 s at most) until the server answers HTTP; return its base URL."""
-    deadline = time.monotonic() + 30
-    base = None
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            pytest.fail(f"server exited with {proc.returncode}:\n{log.read_text()}")
-        if base is None:
-            found = LISTENING.search(log.read_text())
-            base = found and found[1]
-        if base is not None:
-            try:
-                httpx.get(f"{base}/mcp", timeout=2)  # 405: POST only, but it is up
-                return base
-            except httpx.TransportError:
-                pass
-        time.sleep(0.1)
-    pytest.fail(f"server did not answer within 30 s:\n{log.read_text()}")
 
 
 def _payload(result: Any) -> dict[str, Any]:

@@ -1,0 +1,115 @@
+"""Live demo servers for end-to-end tests: a throwaway database and gunicorn.
+
+``demo_database`` migrates and seeds a fresh database (a temporary SQLite
+file, or a database of its own on the PostgreSQL server ``DATABASE_URL``
+names) and yields the environment a server needs; ``serve`` starts gunicorn
+on a free port with that environment and yields its base URL. Several
+servers may share one database: that is how separate worker processes are
+tested.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import httpx
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+LISTENING = re.compile(r"Listening at: (http://127\.0\.0\.1:\d+)")
+
+
+def _postgres(url: str, dbname: str, statement: str) -> None:
+    """Run ``statement`` on the ``postgres`` maintenance database of ``url``."""
+    import psycopg
+    from psycopg import sql
+
+    dsn = urlsplit(url)._replace(scheme="postgresql", path="/postgres").geturl()
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(sql.SQL(statement).format(sql.Identifier(dbname)))
+
+
+@contextmanager
+def demo_database(tmp: Path, name: str) -> Iterator[dict[str, str]]:
+    """A migrated, seeded demo database; yields the environment to serve it."""
+    outer = os.environ.get("DATABASE_URL", "")
+    pg_name = None
+    if urlsplit(outer).scheme in ("postgres", "postgresql", "pgsql"):
+        pg_name = f"frisian_mcp_{name}_{os.getpid()}"
+        _postgres(outer, pg_name, "DROP DATABASE IF EXISTS {} WITH (FORCE)")
+        _postgres(outer, pg_name, "CREATE DATABASE {}")
+        db_url = urlsplit(outer)._replace(path=f"/{pg_name}").geturl()
+    else:
+        db_url = f"sqlite:///{tmp / 'db.sqlite3'}"
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "demo_project.settings",
+        "DATABASE_URL": db_url,
+        "PYTHONUNBUFFERED": "1",
+        # gunicorn >= 25.1 opens a control socket under $XDG_RUNTIME_DIR
+        # (else ~/.gunicorn); keep it in our temp dir, away from other servers.
+        "XDG_RUNTIME_DIR": str(tmp),
+    }
+    log = tmp / "setup.log"
+    try:
+        with log.open("w") as out:
+            for command in ("migrate", "seed_demo"):
+                args = [sys.executable, "manage.py", command]
+                done = subprocess.run(args, cwd=ROOT, env=env, stdout=out, stderr=out)
+                if done.returncode:
+                    pytest.fail(f"{command} failed:\n{log.read_text()}")
+        yield env
+    finally:
+        if pg_name is not None:
+            _postgres(outer, pg_name, "DROP DATABASE IF EXISTS {} WITH (FORCE)")
+
+
+@contextmanager
+def serve(env: Mapping[str, str], log: Path) -> Iterator[str]:
+    """gunicorn serving the demo with ``env``; yields its base URL."""
+    proc = None
+    try:
+        with log.open("w") as out:
+            # Port 0: the kernel picks a free port, gunicorn logs which one.
+            args = [sys.executable, "-m", "gunicorn", "demo_project.wsgi:application"]
+            args += ["-b", "127.0.0.1:0", "-w", "1", "--access-logfile", "-"]
+            proc = subprocess.Popen(
+                args, cwd=ROOT, env=dict(env), stdout=out, stderr=out
+            )
+        yield _wait_until_up(proc, log)
+    finally:
+        if proc is not None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+def _wait_until_up(proc: subprocess.Popen[bytes], log: Path) -> str:
+    """Wait (30 s at most) until the server answers HTTP; return its base URL."""
+    deadline = time.monotonic() + 30
+    base = None
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"server exited with {proc.returncode}:\n{log.read_text()}")
+        if base is None:
+            found = LISTENING.search(log.read_text())
+            base = found and found[1]
+        if base is not None:
+            try:
+                httpx.get(f"{base}/mcp", timeout=2)  # 405: POST only, but it is up
+                return base
+            except httpx.TransportError:
+                pass
+        time.sleep(0.1)
+    pytest.fail(f"server did not answer within 30 s:\n{log.read_text()}")
