@@ -30,6 +30,8 @@ __all__ = ["check_settings", "check_tools"]
 
 _POSITIVE_INTS = (
     "MAX_REQUEST_BYTES",
+    "MAX_JSON_DEPTH",
+    "MAX_QUERY_LENGTH",
     "TOOLS_LIST_PAGE_SIZE",
     "PAGE_SIZE",
     "MAX_PAGE_SIZE",
@@ -168,6 +170,9 @@ def _check_values(user: dict[str, Any]) -> list[checks.CheckMessage]:
             re.compile(str(prefix))
         except re.error:
             problems.append("PATH_PREFIX must be a valid regular expression or None")
+    for key in ("REQUIRE_AUTHENTICATION", "FILTER_TOOLS_BY_PERMISSION"):
+        if not isinstance(values[key], bool):
+            problems.append(f"{key} must be True or False")
     for key in ("SERVER_NAME",):
         if not isinstance(values[key], str) or not values[key]:
             problems.append(f"{key} must be a non-empty string")

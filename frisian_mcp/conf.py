@@ -78,6 +78,14 @@ DEFAULTS: dict[str, Any] = {
     # endpoint's own origin; any other Origin gets 403. "*" allows any origin
     # (not recommended). Example: ["http://localhost:6274"].
     "ALLOWED_ORIGINS": [],
+    # Whether the endpoint refuses callers no authenticator recognises (401
+    # with a WWW-Authenticate challenge). False lets anonymous callers in;
+    # each viewset's own permission classes still apply to them.
+    "REQUIRE_AUTHENTICATION": True,
+    # Whether tools/list shows each caller only the tools whose permission
+    # classes (has_permission) it passes, and calls to the others answer as
+    # for an unknown tool. False lists every tool to everyone.
+    "FILTER_TOOLS_BY_PERMISSION": True,
     # Authentication classes for the endpoint (dotted paths); None uses
     # REST_FRAMEWORK["DEFAULT_AUTHENTICATION_CLASSES"].
     # Example: ["rest_framework.authentication.TokenAuthentication"].
@@ -85,6 +93,13 @@ DEFAULTS: dict[str, Any] = {
     # Largest accepted request body in bytes; larger bodies get HTTP 413.
     # The default fits a bulk create of 10,000 small rows. Example: 4_194_304.
     "MAX_REQUEST_BYTES": 1_048_576,
+    # Deepest nesting of arrays and objects accepted in a request body; deeper
+    # bodies are an invalid request (-32600). Example: 16.
+    "MAX_JSON_DEPTH": 32,
+    # Longest query string (URL-encoded, in characters) a call's filters and
+    # query arguments may make; longer calls get -32602. A REST caller is
+    # bounded the same way by its web server's request line. Example: 16_384.
+    "MAX_QUERY_LENGTH": 8192,
     # How argument errors reach the agent: "jsonrpc" (a JSON-RPC -32602 error
     # with error.data) or "tool_result" (the same payload as a tools/call
     # result with isError: true, as MCP 2025-11-25 recommends; ADR 0004).

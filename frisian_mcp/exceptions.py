@@ -7,6 +7,8 @@
     │                      import, misdeclared viewset
     ├── RegistryError      DuplicateToolName, InvalidToolName, UnsupportedViewSet
     ├── SchemaError        a serializer field cannot be mapped (policy RAISE)
+    ├── CleanupError       a frisian_mcp_cleanup option is invalid, or a batch
+    │                      would delete more than asked
     ├── JSONRPCError       code, message, data -> JSON-RPC error object:
     │   │                  ParseError -32700, InvalidRequest -32600,
     │   │                  MethodNotFound -32601, InvalidParams -32602
@@ -33,6 +35,7 @@ from django.core.exceptions import ImproperlyConfigured
 from frisian_mcp.types import ErrorCode
 
 __all__ = [
+    "CleanupError",
     "ConfigurationError",
     "DuplicateToolName",
     "FrisianMCPError",
@@ -78,6 +81,10 @@ class UnsupportedViewSet(RegistryError):
 
 class SchemaError(FrisianMCPError):
     """A serializer field has no JSON Schema mapping under the RAISE policy."""
+
+
+class CleanupError(FrisianMCPError):
+    """A cleanup option is invalid, or a batch would delete more than asked."""
 
 
 class JSONRPCError(FrisianMCPError):

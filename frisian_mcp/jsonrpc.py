@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import json
 import logging
+import re
+import time
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -36,7 +38,7 @@ from frisian_mcp.exceptions import (
     UnsupportedProtocolVersion,
 )
 from frisian_mcp.invocation import CallContext, to_json
-from frisian_mcp.registry import ToolRegistry, get_registry
+from frisian_mcp.registry import TOOL_NAME_PATTERN, ToolRegistry, get_registry
 from frisian_mcp.types import CallToolResult, ErrorCode, JSONObject, JSONRPCMessage
 
 __all__ = [
@@ -46,9 +48,12 @@ __all__ = [
     "Reply",
     "error_object",
     "handle",
+    "log_internal_error",
 ]
 
 logger = logging.getLogger("frisian_mcp")
+#: One line per ``tools/call``: tool, user id, outcome code and duration.
+call_logger = logging.getLogger("frisian_mcp.calls")
 
 #: Handshake-era protocol versions served, oldest first.
 SUPPORTED_VERSIONS: tuple[str, ...] = ("2025-03-26", "2025-06-18", "2025-11-25")
@@ -94,6 +99,19 @@ def handle(
     if isinstance(message, list):
         return handler.batch(message, explicit_version=header_version)
     return handler.single(message)
+
+
+def log_internal_error(where: str) -> InternalError:
+    """Log the exception being handled under a new correlation id; return -32603.
+
+    The caller sees only the id; the traceback stays in the log.
+    """
+    correlation = uuid.uuid4().hex[:16]
+    logger.exception("Unhandled error %s (correlation id %s)", where, correlation)
+    return InternalError(
+        f"Internal error (correlation id {correlation}).",
+        data={"code": ErrorCode.INTERNAL_ERROR.value, "correlation_id": correlation},
+    )
 
 
 def error_object(exc: JSONRPCError) -> JSONObject:
@@ -158,6 +176,17 @@ class _Handler:
             # 2.0 §4.1); the ones MCP defines need no action from a
             # stateless server.
             return None
+        if method != "tools/call":
+            return self.answer(method, request_id, params)
+        started = time.perf_counter()
+        response = self.answer(method, request_id, params)
+        _log_call(self.context, params, response, time.perf_counter() - started)
+        return response
+
+    def answer(
+        self, method: str, request_id: Any, params: JSONObject
+    ) -> JSONRPCMessage:
+        """The response to one request: its result or its error."""
         try:
             _reject_modern_probe(method, params)
             handler = self.methods.get(method)
@@ -183,19 +212,7 @@ class _Handler:
         except JSONRPCError as exc:
             return _error_response(request_id, exc)
         except Exception:
-            correlation = uuid.uuid4().hex[:16]
-            logger.exception(
-                "Unhandled error in %s (correlation id %s)",
-                _safe_method(method),
-                correlation,
-            )
-            internal = InternalError(
-                f"Internal error (correlation id {correlation}).",
-                data={
-                    "code": ErrorCode.INTERNAL_ERROR.value,
-                    "correlation_id": correlation,
-                },
-            )
+            internal = log_internal_error(f"in {_safe_method(method)}")
             return _error_response(request_id, internal)
         return {"jsonrpc": "2.0", "id": request_id, "result": result}
 
@@ -230,9 +247,9 @@ class _Handler:
     def tools_list(self, params: JSONObject) -> JSONObject:
         cursor = params.get("cursor")
         offset = _read_cursor(cursor) if cursor is not None else 0
-        definitions = self.registry().definitions()
         size = max(1, int(mcp_settings.TOOLS_LIST_PAGE_SIZE))
-        page: list[Any] = list(definitions[offset : offset + size])
+        entries, following = self.registry().page(offset, size, self.context)
+        page: list[Any] = list(entries)
         if self.context.protocol_version == "2025-03-26":
             # title and outputSchema arrived in 2025-06-18.
             page = [
@@ -240,10 +257,8 @@ class _Handler:
                 for d in page
             ]
         result: JSONObject = {"tools": page}
-        if offset + size < len(definitions):
-            result["nextCursor"] = signing.dumps(
-                {"o": offset + size}, salt=_CURSOR_SALT
-            )
+        if following is not None:
+            result["nextCursor"] = signing.dumps({"o": following}, salt=_CURSOR_SALT)
         return result
 
     def tools_call(self, params: JSONObject) -> JSONObject:
@@ -322,13 +337,97 @@ _NOTIFICATION: Any = _Notification()
 
 
 def _parse(payload: bytes) -> Any:
+    limit = int(mcp_settings.MAX_JSON_DEPTH)
+    too_deep = InvalidRequest(
+        f"Invalid request: the body nests arrays and objects deeper than {limit} levels."
+    )
     try:
-        message = json.loads(payload)
-    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        # MCP messages are UTF-8 (a BOM is tolerated); json.loads would also
+        # guess UTF-16/32 and let raw surrogate bytes through.
+        message = json.loads(payload.decode("utf-8-sig"))
+    except RecursionError as exc:
+        raise too_deep from exc
+    except (ValueError, UnicodeDecodeError) as exc:
         raise ParseError() from exc
+    if _SURROGATE_ESCAPE.search(payload):
+        # Valid JSON syntax, but a lone surrogate escape is not text: no
+        # database, URL or reply could carry it. Pairs decode to one character
+        # and pass.
+        try:
+            json.dumps(message, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise ParseError() from exc
+    if payload.count(b"[") + payload.count(b"{") > limit and _nests_deeper(
+        message, limit
+    ):
+        raise too_deep
     if not isinstance(message, dict | list):
         raise InvalidRequest("Invalid request: the body must be a JSON object.")
     return message
+
+
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def _nests_deeper(value: Any, limit: int) -> bool:
+    """Whether arrays and objects nest deeper than ``limit`` levels in ``value``.
+
+    Walks the parsed value without recursion; bodies deeper than Python's
+    recursion limit never get here (``json.loads`` refuses them).
+    """
+    stack = [(value, 1)] if isinstance(value, dict | list) else []
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return True
+        for child in node.values() if isinstance(node, dict) else node:
+            if isinstance(child, dict | list):
+                stack.append((child, depth + 1))
+    return False
+
+
+def _log_call(
+    context: CallContext, params: JSONObject, response: JSONRPCMessage, seconds: float
+) -> None:
+    """Log one ``tools/call``: tool, user id, outcome code, duration; no values."""
+    if not call_logger.isEnabledFor(logging.INFO):
+        return
+    name = params.get("name")
+    tool = name if isinstance(name, str) and TOOL_NAME_PATTERN.fullmatch(name) else None
+    user = getattr(context.user, "pk", None)
+    outcome = _outcome(response)
+    call_logger.info(
+        "tools/call tool=%s user=%s outcome=%s duration_ms=%.1f",
+        tool or "-",
+        user if user is not None else "-",
+        outcome,
+        seconds * 1000,
+        extra={
+            "mcp_tool": tool,
+            "mcp_user_id": user,
+            "mcp_outcome": outcome,
+            "mcp_duration_ms": round(seconds * 1000, 1),
+        },
+    )
+
+
+def _outcome(response: Mapping[str, Any]) -> str:
+    """``ok`` or the error code of a ``tools/call`` response."""
+    error = response.get("error")
+    if isinstance(error, Mapping):
+        data = error.get("data")
+        if isinstance(data, Mapping) and isinstance(data.get("code"), str):
+            return str(data["code"])
+        return str(error.get("code"))
+    result = response.get("result")
+    if isinstance(result, Mapping) and result.get("isError"):
+        structured = result.get("structuredContent")
+        if isinstance(structured, Mapping):
+            inner = structured.get("error")
+            if isinstance(inner, Mapping) and isinstance(inner.get("code"), str):
+                return str(inner["code"])
+        return "error"
+    return "ok"
 
 
 def _envelope(message: Any) -> tuple[str | None, Any, JSONObject]:

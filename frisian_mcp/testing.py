@@ -7,8 +7,8 @@ bugs that live there::
 
     from frisian_mcp.testing import MCPTestClient
 
-    def test_create_contact(db):
-        mcp = MCPTestClient()
+    def test_create_contact(db, admin_client):  # pytest-django fixtures
+        mcp = MCPTestClient(admin_client)  # the endpoint wants a caller
         mcp.initialize()
         result = mcp.call_tool("contacts__create", {"email": "ada@example.com"})
         assert result["structuredContent"]["email"] == "ada@example.com"

@@ -15,6 +15,7 @@ import uuid
 from typing import Any
 from urllib.parse import urlsplit
 
+from django.core.exceptions import SuspiciousOperation
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.utils.decorators import method_decorator
 from django.views import View
@@ -44,7 +45,25 @@ class MCPView(View):
     def dispatch(
         self, request: HttpRequest, *args: Any, **kwargs: Any
     ) -> HttpResponseBase:
-        """Check Origin on every request, then route by method."""
+        """Check Origin on every request, then route by method.
+
+        Whatever fails unexpectedly on the way (a project's authenticator, a
+        broken setting) is answered with a JSON-RPC -32603 and a correlation
+        id, logged with its traceback: never Django's HTML error page, which
+        with ``DEBUG = True`` would show settings and source to the caller.
+        """
+        try:
+            return self._dispatch(request, *args, **kwargs)
+        except SuspiciousOperation:
+            # What Django itself answers with 400 (too many query fields, a
+            # bad Host...), without its HTML page.
+            return _error(400, InvalidRequest("Bad request: the request is malformed."))
+        except Exception:
+            return _error(500, jsonrpc.log_internal_error("at the MCP endpoint"))
+
+    def _dispatch(
+        self, request: HttpRequest, *args: Any, **kwargs: Any
+    ) -> HttpResponseBase:
         origin = request.headers.get("Origin")
         if origin is not None and not origin_allowed(origin, request):
             # MCP 2025-11-25 basic/transports "Security Warning": invalid
@@ -101,6 +120,15 @@ class MCPView(View):
         if len(body) > limit:
             return _too_large(limit)
 
+        if _credentials_in_query(request):
+            # MCP 2025-11-25 basic/authorization: tokens never travel in the
+            # query string (they end up in logs and browser history).
+            return _error(
+                400,
+                InvalidRequest(
+                    "Bad request: send credentials in the Authorization header, not in the URL."
+                ),
+            )
         auth_failure, context = _authenticate(request)
         if auth_failure is not None:
             return auth_failure
@@ -128,38 +156,82 @@ def origin_allowed(origin: str, request: HttpRequest) -> bool:
 
 
 def _authenticate(request: HttpRequest) -> tuple[HttpResponse | None, CallContext]:
+    """Identify the caller with DRF authenticators; refuse when required.
+
+    401 carries the first authenticator's challenge in ``WWW-Authenticate``;
+    without any challenge DRF's rule applies and the answer is 403.
+    """
     classes = mcp_settings.AUTHENTICATION_CLASSES
     if classes is None:
         classes = api_settings.DEFAULT_AUTHENTICATION_CLASSES
     authenticators = [cls() for cls in classes]
+    # DRF's Request replaces request.user with the caller it authenticates;
+    # keep the middleware's (lazy, session-based) user for views that do not
+    # accept the endpoint's authenticator (see invocation.requests).
+    session_user = getattr(request, "user", None)
     drf_request = Request(request, authenticators=authenticators)
     try:
         user, auth = drf_request.user, drf_request.auth
     except drf_exceptions.APIException as exc:
-        header = (
-            authenticators[0].authenticate_header(drf_request)
-            if authenticators
-            else None
+        return _refusal(exc, authenticators, drf_request), CallContext(
+            request=request, user=None
         )
-        status = (
-            401
-            if header
-            and isinstance(
-                exc,
-                drf_exceptions.AuthenticationFailed | drf_exceptions.NotAuthenticated,
-            )
-            else 403
+    if mcp_settings.REQUIRE_AUTHENTICATION and not getattr(
+        user, "is_authenticated", False
+    ):
+        refusal = _refusal(
+            drf_exceptions.NotAuthenticated(), authenticators, drf_request
         )
-        response = _error(
-            status,
-            InvalidRequest(
-                f"{'Unauthorized' if status == 401 else 'Forbidden'}: {_auth_message(exc)}"
-            ),
-        )
-        if status == 401 and header:
-            response["WWW-Authenticate"] = header
-        return response, CallContext(request=request, user=None)
-    return None, CallContext(request=request, user=user, auth=auth)
+        return refusal, CallContext(request=request, user=None)
+    return None, CallContext(
+        request=request,
+        user=user,
+        auth=auth,
+        authenticator=drf_request.successful_authenticator,
+        session_user=session_user,
+    )
+
+
+def _refusal(
+    exc: drf_exceptions.APIException, authenticators: list[Any], drf_request: Request
+) -> HttpResponse:
+    challenge = next(
+        (h for a in authenticators if (h := a.authenticate_header(drf_request))), None
+    )
+    credentials = isinstance(
+        exc, drf_exceptions.AuthenticationFailed | drf_exceptions.NotAuthenticated
+    )
+    status = 401 if credentials and challenge else 403
+    code = "not_authenticated" if credentials else "permission_denied"
+    title = "Unauthorized" if status == 401 else "Forbidden"
+    response = _error(
+        status,
+        InvalidRequest(f"{title}: {_auth_message(exc)}", data={"code": code}),
+    )
+    if status == 401 and challenge:
+        response["WWW-Authenticate"] = challenge
+    return response
+
+
+_CREDENTIAL_PARAMETERS = frozenset(
+    {
+        "access_token",
+        "token",
+        "api_key",
+        "apikey",
+        "auth",
+        "authorization",
+        "jwt",
+        "bearer",
+        "key",
+        "password",
+        "secret",
+    }
+)
+
+
+def _credentials_in_query(request: HttpRequest) -> bool:
+    return any(name.lower() in _CREDENTIAL_PARAMETERS for name in request.GET)
 
 
 def _auth_message(exc: drf_exceptions.APIException) -> str:

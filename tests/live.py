@@ -5,7 +5,8 @@ file, or a database of its own on the PostgreSQL server ``DATABASE_URL``
 names) and yields the environment a server needs; ``serve`` starts gunicorn
 on a free port with that environment and yields its base URL. Several
 servers may share one database: that is how separate worker processes are
-tested.
+tested; ``serve(..., workers=4)`` starts one gunicorn with several sync
+workers, for concurrent load.
 """
 
 from __future__ import annotations
@@ -73,18 +74,30 @@ def demo_database(tmp: Path, name: str) -> Iterator[dict[str, str]]:
 
 
 @contextmanager
-def serve(env: Mapping[str, str], log: Path) -> Iterator[str]:
-    """gunicorn serving the demo with ``env``; yields its base URL."""
+def serve(env: Mapping[str, str], log: Path, workers: int = 1) -> Iterator[str]:
+    """gunicorn serving the demo with ``env``; yields its base URL.
+
+    With several ``workers`` (sync), returns once every worker has booted, so
+    load sent at once is spread over all of them instead of queueing behind
+    the first one up.
+    """
     proc = None
     try:
         with log.open("w") as out:
             # Port 0: the kernel picks a free port, gunicorn logs which one.
             args = [sys.executable, "-m", "gunicorn", "demo_project.wsgi:application"]
-            args += ["-b", "127.0.0.1:0", "-w", "1", "--access-logfile", "-"]
+            args += ["-b", "127.0.0.1:0", "-w", str(workers), "-k", "sync"]
+            args += ["--access-logfile", "-"]
             proc = subprocess.Popen(
                 args, cwd=ROOT, env=dict(env), stdout=out, stderr=out
             )
-        yield _wait_until_up(proc, log)
+        base = _wait_until_up(proc, log)
+        deadline = time.monotonic() + 30
+        while log.read_text().count("Booting worker with pid") < workers:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"{workers} workers did not boot:\n{log.read_text()}")
+            time.sleep(0.1)
+        yield base
     finally:
         if proc is not None:
             proc.terminate()

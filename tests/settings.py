@@ -24,6 +24,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "rest_framework",
+    "rest_framework.authtoken",
     "django_filters",
     "drf_spectacular",
     "frisian_mcp",
@@ -31,6 +32,7 @@ INSTALLED_APPS = [
     "demo_project.contacts",
     "demo_project.dcim",
     "tests.testapp",
+    "tests.scaleapp",
 ]
 
 MIDDLEWARE = [
@@ -77,6 +79,8 @@ REST_FRAMEWORK = {
 
 SPECTACULAR_SETTINGS = {"COMPONENT_SPLIT_REQUEST": True}
 
-FRISIAN_MCP: dict[str, object] = {}
+# Most tests call as an anonymous user through viewsets without permission
+# classes; the tests of authentication switch this back on.
+FRISIAN_MCP: dict[str, object] = {"REQUIRE_AUTHENTICATION": False}
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -27,7 +27,7 @@ def test_e001_setting_must_be_a_dict() -> None:
     assert ids(check_settings()) == ["frisian_mcp.E001"]
 
 
-@override_settings(FRISIAN_MCP={"PAGE_SIZ": 3})
+@override_settings(FRISIAN_MCP={"REQUIRE_AUTHENTICATION": False, "PAGE_SIZ": 3})
 def test_e002_unknown_key_with_suggestion() -> None:
     (message,) = check_settings()
     assert message.id == "frisian_mcp.E002"
@@ -38,21 +38,36 @@ def test_e003_removed_key(monkeypatch: pytest.MonkeyPatch) -> None:
     from frisian_mcp import conf
 
     monkeypatch.setitem(conf.REMOVED_SETTINGS, "OLD_KEY", "use NEW_KEY instead.")
-    with override_settings(FRISIAN_MCP={"OLD_KEY": 1}):
+    with override_settings(FRISIAN_MCP={"REQUIRE_AUTHENTICATION": False, "OLD_KEY": 1}):
         assert ids(check_settings()) == ["frisian_mcp.E003"]
 
 
-@override_settings(FRISIAN_MCP={"DISCOVERY_BACKEND": "nowhere.Backend"})
+@override_settings(
+    FRISIAN_MCP={
+        "REQUIRE_AUTHENTICATION": False,
+        "DISCOVERY_BACKEND": "nowhere.Backend",
+    }
+)
 def test_e004_import_failure() -> None:
     assert ids(check_settings()) == ["frisian_mcp.E004"]
 
 
-@override_settings(FRISIAN_MCP={"DISCOVERY_BACKEND": "collections.OrderedDict"})
+@override_settings(
+    FRISIAN_MCP={
+        "REQUIRE_AUTHENTICATION": False,
+        "DISCOVERY_BACKEND": "collections.OrderedDict",
+    }
+)
 def test_e005_backend_must_subclass_base() -> None:
     assert ids(check_settings()) == ["frisian_mcp.E005"]
 
 
-@override_settings(FRISIAN_MCP={"AUTHENTICATION_CLASSES": ["collections.OrderedDict"]})
+@override_settings(
+    FRISIAN_MCP={
+        "REQUIRE_AUTHENTICATION": False,
+        "AUTHENTICATION_CLASSES": ["collections.OrderedDict"],
+    }
+)
 def test_e006_authentication_classes_must_be_drf_authenticators() -> None:
     assert ids(check_settings()) == ["frisian_mcp.E006"]
 
@@ -80,19 +95,27 @@ def test_w001_endpoint_not_installed() -> None:
     assert "frisian_mcp.W001" in ids(check_tools())
 
 
-@override_settings(FRISIAN_MCP={"DISCOVERY_BACKEND": "tests.test_checks.BrokenBackend"})
+@override_settings(
+    FRISIAN_MCP={
+        "REQUIRE_AUTHENTICATION": False,
+        "DISCOVERY_BACKEND": "tests.test_checks.BrokenBackend",
+    }
+)
 def test_e008_discovery_failure_is_reported_not_raised() -> None:
     assert ids(check_tools()) == ["frisian_mcp.E008"]
 
 
 @override_settings(
-    FRISIAN_MCP={"DISCOVERY_BACKEND": "tests.test_checks.ClashingBackend"}
+    FRISIAN_MCP={
+        "REQUIRE_AUTHENTICATION": False,
+        "DISCOVERY_BACKEND": "tests.test_checks.ClashingBackend",
+    }
 )
 def test_w002_name_clash() -> None:
     assert set(ids(check_tools())) == {"frisian_mcp.W002"}
 
 
-@override_settings(FRISIAN_MCP={"PAGE_SIZE": -1})
+@override_settings(FRISIAN_MCP={"REQUIRE_AUTHENTICATION": False, "PAGE_SIZE": -1})
 def test_check_command_fails_on_bad_settings() -> None:
     with pytest.raises(SystemCheckError, match=r"frisian_mcp\.E007"):
         call_command("check", stdout=StringIO(), stderr=StringIO())

@@ -76,7 +76,12 @@ def test_unknown_tool_is_an_error() -> None:
         run("--tool", "nope")
 
 
-@override_settings(FRISIAN_MCP={"DISCOVERY_BACKEND": "tests.test_checks.BrokenBackend"})
+@override_settings(
+    FRISIAN_MCP={
+        "REQUIRE_AUTHENTICATION": False,
+        "DISCOVERY_BACKEND": "tests.test_checks.BrokenBackend",
+    }
+)
 def test_discovery_failure_is_an_error() -> None:
     with pytest.raises(CommandError, match="Discovery failed"):
         run()

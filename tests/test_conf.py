@@ -19,7 +19,9 @@ def test_defaults_apply_when_unset() -> None:
 
 
 def test_override_settings_takes_effect_and_reverts() -> None:
-    with override_settings(FRISIAN_MCP={"PAGE_SIZE": 7}):
+    with override_settings(
+        FRISIAN_MCP={"REQUIRE_AUTHENTICATION": False, "PAGE_SIZE": 7}
+    ):
         assert mcp_settings.PAGE_SIZE == 7
     assert DEFAULTS["PAGE_SIZE"] == mcp_settings.PAGE_SIZE
 
@@ -39,7 +41,12 @@ def test_import_strings_are_resolved() -> None:
 
 def test_bad_import_string_names_key_and_path() -> None:
     with (
-        override_settings(FRISIAN_MCP={"DISCOVERY_BACKEND": "nowhere.Backend"}),
+        override_settings(
+            FRISIAN_MCP={
+                "REQUIRE_AUTHENTICATION": False,
+                "DISCOVERY_BACKEND": "nowhere.Backend",
+            }
+        ),
         pytest.raises(ConfigurationError, match=r"DISCOVERY_BACKEND.*nowhere\.Backend"),
     ):
         _ = mcp_settings.DISCOVERY_BACKEND

@@ -65,7 +65,9 @@ def test_versioned_tool_calls_reach_their_version() -> None:
     assert listed["structuredContent"]["count"] == 1
 
 
-@override_settings(FRISIAN_MCP={"PATH_PREFIX": r"^/api/dcim/"})
+@override_settings(
+    FRISIAN_MCP={"REQUIRE_AUTHENTICATION": False, "PATH_PREFIX": r"^/api/dcim/"}
+)
 def test_path_prefix_setting_shortens_names() -> None:
     names = tool_names()
     assert "devices__list" in names
@@ -80,7 +82,10 @@ class OnlyContacts(URLConfDiscoveryBackend):
 
 
 @override_settings(
-    FRISIAN_MCP={"DISCOVERY_BACKEND": "tests.test_discovery.OnlyContacts"}
+    FRISIAN_MCP={
+        "REQUIRE_AUTHENTICATION": False,
+        "DISCOVERY_BACKEND": "tests.test_discovery.OnlyContacts",
+    }
 )
 def test_discovery_backend_is_pluggable() -> None:
     names = tool_names()

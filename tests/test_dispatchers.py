@@ -19,7 +19,8 @@ from frisian_mcp.testing import MCPError, MCPTestClient
 pytestmark = pytest.mark.django_db
 
 DISPATCHED = override_settings(
-    ROOT_URLCONF="demo_project.urls", FRISIAN_MCP={"TOOL_LAYOUT": "dispatcher"}
+    ROOT_URLCONF="demo_project.urls",
+    FRISIAN_MCP={"REQUIRE_AUTHENTICATION": False, "TOOL_LAYOUT": "dispatcher"},
 )
 GOLDEN = Path(__file__).parent / "golden" / "demo_tools_list_dispatcher.json"
 
@@ -184,7 +185,8 @@ def test_auto_layout_switches_above_the_threshold() -> None:
     with override_settings(ROOT_URLCONF="demo_project.urls"):
         assert ToolRegistry.from_settings().layout == "flat"
     with override_settings(
-        ROOT_URLCONF="demo_project.urls", FRISIAN_MCP={"DISPATCHER_THRESHOLD": 10}
+        ROOT_URLCONF="demo_project.urls",
+        FRISIAN_MCP={"REQUIRE_AUTHENTICATION": False, "DISPATCHER_THRESHOLD": 10},
     ):
         assert ToolRegistry.from_settings().layout == "dispatcher"
 
@@ -197,14 +199,19 @@ def test_auto_layout_switches_above_the_threshold() -> None:
     ],
 )
 def test_group_by(group_by: str, groups: list[str]) -> None:
-    with override_settings(FRISIAN_MCP={"DISPATCHER_GROUP_BY": group_by}):
+    with override_settings(
+        FRISIAN_MCP={"REQUIRE_AUTHENTICATION": False, "DISPATCHER_GROUP_BY": group_by}
+    ):
         assert list(ToolRegistry.from_settings().dispatchers) == groups
 
 
 def test_group_by_namespace_falls_back_to_the_path() -> None:
     with override_settings(
         ROOT_URLCONF="tests.urls_versioned",
-        FRISIAN_MCP={"DISPATCHER_GROUP_BY": "namespace"},
+        FRISIAN_MCP={
+            "REQUIRE_AUTHENTICATION": False,
+            "DISPATCHER_GROUP_BY": "namespace",
+        },
     ):
         assert set(ToolRegistry.from_settings().dispatchers) == {"api", "v1", "v2"}
 
@@ -248,7 +255,9 @@ def test_viewset_options_setting() -> None:
         },
         "demo_project.dcim.views.TagViewSet": {"exclude": True},
     }
-    with override_settings(FRISIAN_MCP={"VIEWSET_OPTIONS": options}):
+    with override_settings(
+        FRISIAN_MCP={"REQUIRE_AUTHENTICATION": False, "VIEWSET_OPTIONS": options}
+    ):
         names = {t.name for t in ToolRegistry.from_settings()}
     assert "people__list" in names
     assert "people__create" not in names
@@ -257,7 +266,11 @@ def test_viewset_options_setting() -> None:
 
 def test_include_and_exclude_globs() -> None:
     with override_settings(
-        FRISIAN_MCP={"INCLUDE": ["contacts__*", "dcim__*"], "EXCLUDE": ["*__destroy"]}
+        FRISIAN_MCP={
+            "REQUIRE_AUTHENTICATION": False,
+            "INCLUDE": ["contacts__*", "dcim__*"],
+            "EXCLUDE": ["*__destroy"],
+        }
     ):
         names = {t.name for t in ToolRegistry.from_settings()}
     assert "contacts__create" in names
@@ -266,7 +279,9 @@ def test_include_and_exclude_globs() -> None:
 
 
 def test_excluded_tool_cannot_be_called() -> None:
-    with override_settings(FRISIAN_MCP={"EXCLUDE": ["*__destroy"]}):
+    with override_settings(
+        FRISIAN_MCP={"REQUIRE_AUTHENTICATION": False, "EXCLUDE": ["*__destroy"]}
+    ):
         mcp = MCPTestClient()
         mcp.initialize()
         error = rejected(

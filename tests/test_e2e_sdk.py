@@ -21,9 +21,12 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx2
 import pytest
 from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
 
+from demo_project.management.commands.seed_demo import DEMO_TOKEN
 from tests.live import demo_database, serve
 
 pytestmark = pytest.mark.live
@@ -49,7 +52,13 @@ class LiveServer:
 
         async def main() -> None:
             with anyio.fail_after(30):
-                async with Client(self.url, mode=mode) as client:
+                transport = streamable_http_client(
+                    self.url,
+                    http_client=httpx2.AsyncClient(
+                        headers={"Authorization": f"Token {DEMO_TOKEN}"}
+                    ),
+                )
+                async with Client(transport, mode=mode) as client:
                     await body(client)
 
         try:

@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
+from demo_project.management.commands.seed_demo import DEMO_TOKEN
 from tests.live import demo_database, serve
 
 pytestmark = pytest.mark.live
@@ -20,6 +21,7 @@ pytestmark = pytest.mark.live
 HEADERS = {
     "Accept": "application/json, text/event-stream",
     "MCP-Protocol-Version": "2025-11-25",
+    "Authorization": f"Token {DEMO_TOKEN}",
 }
 
 

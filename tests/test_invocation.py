@@ -196,7 +196,9 @@ def test_list_pages_and_counts(mcp: MCPTestClient, demo_data: None) -> None:
 def test_list_default_page_size_comes_from_settings(
     mcp: MCPTestClient, demo_data: None
 ) -> None:
-    with override_settings(FRISIAN_MCP={"PAGE_SIZE": 4}):
+    with override_settings(
+        FRISIAN_MCP={"REQUIRE_AUTHENTICATION": False, "PAGE_SIZE": 4}
+    ):
         page = structured(mcp.call_tool("contacts__list", {}))
     assert len(page["results"]) == 4
 

@@ -68,7 +68,11 @@ def test_initialize_offers_latest_version_for_unknown_one(client: Client) -> Non
 
 
 @override_settings(
-    FRISIAN_MCP={"SERVER_TITLE": "Acme", "SERVER_INSTRUCTIONS": "Be careful."}
+    FRISIAN_MCP={
+        "REQUIRE_AUTHENTICATION": False,
+        "SERVER_TITLE": "Acme",
+        "SERVER_INSTRUCTIONS": "Be careful.",
+    }
 )
 def test_initialize_carries_title_and_instructions(client: Client) -> None:
     result = raw(
@@ -316,7 +320,9 @@ def test_tools_list_is_sorted_and_complete(mcp: MCPTestClient) -> None:
     } <= set(names)
 
 
-@override_settings(FRISIAN_MCP={"TOOLS_LIST_PAGE_SIZE": 7})
+@override_settings(
+    FRISIAN_MCP={"REQUIRE_AUTHENTICATION": False, "TOOLS_LIST_PAGE_SIZE": 7}
+)
 def test_tools_list_pages_with_opaque_cursor(mcp: MCPTestClient) -> None:
     first = mcp.request("tools/list", {})
     assert len(first["tools"]) == 7

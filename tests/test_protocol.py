@@ -371,7 +371,9 @@ def test_token_of_another_user_is_invalid(client: Client, demo_data: None) -> No
 
 def test_expired_token_is_invalid(mcp: MCPTestClient, demo_data: None) -> None:
     first = ok(mcp.call_tool("contacts__list", {"page_size": 2}))
-    with override_settings(FRISIAN_MCP={"CONTINUATION_TOKEN_MAX_AGE": 1}):
+    with override_settings(
+        FRISIAN_MCP={"REQUIRE_AUTHENTICATION": False, "CONTINUATION_TOKEN_MAX_AGE": 1}
+    ):
         time.sleep(2.1)
         error = rejected(
             mcp, "contacts__list", {"continuation_token": first["next_token"]}

@@ -580,7 +580,12 @@ def test_lookup_goes_through_the_fields_own_queryset(mcp: MCPTestClient) -> None
     assert not Shelf.objects.filter(room="C").exists()
 
 
+@override_settings(
+    FRISIAN_MCP={"REQUIRE_AUTHENTICATION": False, "FILTER_TOOLS_BY_PERMISSION": False}
+)
 def test_lookup_is_not_resolved_before_permissions_pass(client: Client) -> None:
+    # With tool filtering off the hidden tool is callable, and the viewset's
+    # permission check must still run before any related object is looked up.
     Book.objects.create(title="T", isbn="1")
     mcp = MCPTestClient(client)
     mcp.initialize()
@@ -637,7 +642,9 @@ def test_custom_validator_message_quoting_the_value_is_redacted(
     assert entry["message"] == "<value> is not an upper-case country code."
 
 
-@override_settings(FRISIAN_MCP={"INPUT_ERROR_STYLE": "tool_result"})
+@override_settings(
+    FRISIAN_MCP={"REQUIRE_AUTHENTICATION": False, "INPUT_ERROR_STYLE": "tool_result"}
+)
 def test_tool_result_error_style_carries_the_same_payload() -> None:
     mcp = MCPTestClient()
     mcp.initialize()
@@ -682,7 +689,9 @@ SENTINEL_CALLS = [
 def test_no_error_path_echoes_a_caller_value(
     demo_data: None, style: str, name: str, arguments: dict[str, Any]
 ) -> None:
-    with override_settings(FRISIAN_MCP={"INPUT_ERROR_STYLE": style}):
+    with override_settings(
+        FRISIAN_MCP={"REQUIRE_AUTHENTICATION": False, "INPUT_ERROR_STYLE": style}
+    ):
         mcp = MCPTestClient()
         mcp.initialize()
         before = (

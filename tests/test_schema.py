@@ -344,7 +344,12 @@ def test_unmapped_field_policy_raise() -> None:
     from frisian_mcp.exceptions import SchemaError
 
     with (
-        override_settings(FRISIAN_MCP={"UNMAPPED_FIELD_POLICY": "RAISE"}),
+        override_settings(
+            FRISIAN_MCP={
+                "REQUIRE_AUTHENTICATION": False,
+                "UNMAPPED_FIELD_POLICY": "RAISE",
+            }
+        ),
         pytest.raises(SchemaError, match=r"OneField\.value"),
     ):
         property_of(OpaqueField())
@@ -354,7 +359,12 @@ def test_unmapped_field_policy_ignore(caplog: pytest.LogCaptureFixture) -> None:
     from django.test import override_settings
 
     with (
-        override_settings(FRISIAN_MCP={"UNMAPPED_FIELD_POLICY": "IGNORE"}),
+        override_settings(
+            FRISIAN_MCP={
+                "REQUIRE_AUTHENTICATION": False,
+                "UNMAPPED_FIELD_POLICY": "IGNORE",
+            }
+        ),
         caplog.at_level("WARNING"),
     ):
         schema = property_of(OpaqueField())

@@ -59,7 +59,12 @@ def test_own_origin_is_allowed(client: Client, url: str) -> None:
     assert response["Access-Control-Allow-Origin"] == "http://testserver"
 
 
-@override_settings(FRISIAN_MCP={"ALLOWED_ORIGINS": ["http://localhost:6274"]})
+@override_settings(
+    FRISIAN_MCP={
+        "REQUIRE_AUTHENTICATION": False,
+        "ALLOWED_ORIGINS": ["http://localhost:6274"],
+    }
+)
 def test_configured_origin_is_allowed_and_gets_cors_headers(
     client: Client, url: str
 ) -> None:
@@ -111,7 +116,9 @@ def test_event_stream_only_client_gets_sse(client: Client, url: str) -> None:
     }
 
 
-@override_settings(FRISIAN_MCP={"MAX_REQUEST_BYTES": 200})
+@override_settings(
+    FRISIAN_MCP={"REQUIRE_AUTHENTICATION": False, "MAX_REQUEST_BYTES": 200}
+)
 def test_oversized_body_is_413(client: Client, url: str) -> None:
     body = {**PING, "params": {"pad": "x" * 500}}
     response = post(client, url, body)

@@ -13,6 +13,7 @@ Files:
 * ``calls.py``      ``invoke`` (one call), ``ViewHandle`` (a view set up
   but not run), ``invoke_bulk`` (all-or-nothing bulk create).
 * ``pagination.py`` ``ToolPagination``, the paginator of list tools (ADR 0003).
+* ``probe.py``      ``PermissionProbe``: may a caller use an action at all?
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from frisian_mcp.invocation.calls import (
     validate_write,
 )
 from frisian_mcp.invocation.pagination import ToolPagination
+from frisian_mcp.invocation.probe import PermissionProbe
 from frisian_mcp.invocation.requests import EndpointMismatch
 from frisian_mcp.invocation.types import (
     CallContext,
@@ -39,6 +41,7 @@ __all__ = [
     "CallContext",
     "EndpointMismatch",
     "InvocationResult",
+    "PermissionProbe",
     "PreparedCall",
     "ToolPagination",
     "ViewHandle",

@@ -13,11 +13,19 @@ same transaction.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable
 from typing import Any
 
-from django.db import DEFAULT_DB_ALIAS, IntegrityError, router, transaction
+from django.db import (
+    DEFAULT_DB_ALIAS,
+    DataError,
+    IntegrityError,
+    OperationalError,
+    router,
+    transaction,
+)
 from django.db.models import ProtectedError, RestrictedError
 from django.http import HttpResponseBase
 from rest_framework import mixins
@@ -34,6 +42,11 @@ __all__ = ["ViewHandle", "invoke", "invoke_bulk", "result_of", "validate_write"]
 
 _WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 _CONFLICTS = (IntegrityError, ProtectedError, RestrictedError)
+#: What a database raises for a query it cannot run as given: a value the
+#: column cannot hold (DataError), or a query too long, too complex or too
+#: slow for it (SQLite's LIKE pattern and expression depth limits, a
+#: PostgreSQL statement timeout: OperationalError, caught on reads only).
+_REFUSED_QUERIES = (DataError, OperationalError)
 _NOT_FOUND = InvocationResult(status=404, data=None)
 
 
@@ -44,7 +57,10 @@ def invoke(
 
     Writes run in a transaction that is rolled back when the view answers
     with an error status, so a rejected call leaves no row behind even if
-    the view wrote before failing.
+    the view wrote before failing. A query the database refuses (see
+    ``_REFUSED_QUERIES``) comes back as status 400 with the exception, for
+    the registry to report without quoting it; the write of a refused query
+    is rolled back with its transaction.
     """
     request = build_request(endpoint, call, context)
     try:
@@ -60,13 +76,36 @@ def invoke(
                 if response.status_code >= 400:
                     transaction.set_rollback(True, using=using)
         else:
-            response = callback(request, *match.args, **match.kwargs)
+            with _read_savepoint(using):
+                response = callback(request, *match.args, **match.kwargs)
     except _CONFLICTS as exc:
         return InvocationResult(status=409, data=None, exception=exc)
+    except DataError as exc:
+        return InvocationResult(status=400, data=None, exception=exc)
+    except OperationalError as exc:
+        if endpoint.method in _WRITE_METHODS:
+            raise
+        return InvocationResult(status=400, data=None, exception=exc)
     result = result_of(response)
-    if endpoint.action == "list" and isinstance(result.data, list):
+    if (
+        endpoint.action == "list"
+        and result.status < 400
+        and isinstance(result.data, list)
+    ):
         result.data = page_list(result.data, call.page, call.page_size)
     return result
+
+
+def _read_savepoint(using: str) -> contextlib.AbstractContextManager[Any]:
+    """A savepoint around a read that runs inside a transaction.
+
+    A failed statement aborts the enclosing PostgreSQL transaction (under
+    ``ATOMIC_REQUESTS``, say); rolling back to the savepoint keeps it usable.
+    In autocommit, reads need nothing.
+    """
+    if transaction.get_connection(using).in_atomic_block:
+        return transaction.atomic(using=using)
+    return contextlib.nullcontext()
 
 
 class ViewHandle:

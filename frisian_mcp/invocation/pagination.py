@@ -41,7 +41,9 @@ class ToolPagination(BasePagination):
         )
         self.page, self.page_size = page, size
         start = (page - 1) * size
-        rows = list(queryset[start : start + size])
+        # Past the end nothing is queried: a huge page number would overflow
+        # the database's OFFSET (PostgreSQL's bigint).
+        rows = list(queryset[start : start + size]) if start < self.count else []
         self.has_more = start + len(rows) < self.count
         return rows
 

@@ -3,7 +3,10 @@
 The inner request copies the outer request's host, scheme, headers and the
 attributes middleware set on it (session, tenant, site...), carries the
 call's method, query string and JSON body, and is forced to the identity the
-MCP endpoint authenticated. Its path is resolved like a real request's, and
+MCP endpoint authenticated — when the view accepts the authentication class
+that recognised the caller. A view that does not (a session-only viewset
+called with a token) authenticates the inner request itself with its own
+classes, from the same headers and session, exactly as it would over REST. Its path is resolved like a real request's, and
 the resolution must land on the endpoint's own view: a lookup value that does
 not fit the URL pattern answers "not found", as the same URL would over REST.
 """
@@ -34,7 +37,14 @@ from frisian_mcp.discovery import Endpoint
 from frisian_mcp.invocation.pagination import default_page_size
 from frisian_mcp.invocation.types import CallContext, PreparedCall, to_json
 
-__all__ = ["EndpointMismatch", "build_request", "resolve"]
+__all__ = [
+    "EndpointMismatch",
+    "accepts_caller",
+    "authentication_of",
+    "build_bare_request",
+    "build_request",
+    "resolve",
+]
 
 # Request attributes Django itself sets; everything else a middleware put on
 # the outer request is copied to the inner one.
@@ -63,8 +73,68 @@ def build_request(
     endpoint: Endpoint, call: PreparedCall, context: CallContext
 ) -> WSGIRequest:
     """The inner request for ``call`` on ``endpoint`` as ``context``'s caller."""
-    outer = context.request
     body = b"" if call.body is None else to_json(call.body).encode()
+    request = _inner(
+        context,
+        endpoint=endpoint,
+        method=endpoint.method,
+        # WSGI carries the path as latin-1 text of its UTF-8 bytes (PEP 3333).
+        path_info=_path(endpoint, call.path_kwargs)
+        .encode("utf-8")
+        .decode("iso-8859-1"),
+        query=urlencode(call.query),
+        body=body,
+    )
+    request.frisian_mcp_page = (  # type: ignore[attr-defined]
+        call.page,
+        call.page_size or default_page_size(),
+    )
+    return request
+
+
+def build_bare_request(
+    method: str, context: CallContext, endpoint: Endpoint | None = None
+) -> WSGIRequest:
+    """An inner request with only a method and the caller (permission probes)."""
+    return _inner(
+        context, endpoint=endpoint, method=method, path_info="/", query="", body=b""
+    )
+
+
+def authentication_of(endpoint: Endpoint) -> tuple[Any, ...] | None:
+    """The endpoint's authentication classes (an action's own ones first)."""
+    classes = endpoint.initkwargs.get(
+        "authentication_classes",
+        getattr(endpoint.view_class, "authentication_classes", None),
+    )
+    return None if classes is None else tuple(classes)
+
+
+def accepts_caller(endpoint: Endpoint | None, context: CallContext) -> bool:
+    """Whether ``endpoint`` accepts the authenticator that recognised the caller.
+
+    Contexts built without an authenticator (tests, anonymous callers) and
+    views without ``authentication_classes`` (not DRF views) count as
+    accepting.
+    """
+    if context.authenticator is None or endpoint is None:
+        return True
+    classes = authentication_of(endpoint)
+    if classes is None:
+        return True
+    return any(isinstance(context.authenticator, cls) for cls in classes)
+
+
+def _inner(
+    context: CallContext,
+    *,
+    endpoint: Endpoint | None,
+    method: str,
+    path_info: str,
+    query: str,
+    body: bytes,
+) -> WSGIRequest:
+    outer = context.request
     environ: dict[str, Any] = {
         key: value
         for key, value in outer.META.items()
@@ -79,9 +149,9 @@ def build_request(
     environ.pop("HTTP_CONTENT_TYPE", None)
     environ.update(
         {
-            "REQUEST_METHOD": endpoint.method,
-            "PATH_INFO": _path(endpoint, call.path_kwargs),
-            "QUERY_STRING": urlencode(call.query),
+            "REQUEST_METHOD": method,
+            "PATH_INFO": path_info,
+            "QUERY_STRING": query,
             "CONTENT_TYPE": "application/json",
             "CONTENT_LENGTH": str(len(body)),
             "HTTP_ACCEPT": "application/json",
@@ -95,17 +165,27 @@ def build_request(
     for key, value in vars(outer).items():
         if not key.startswith("_") and key not in _OWN_ATTRIBUTES:
             setattr(request, key, value)
-    request.user = context.user
-    if context.is_authenticated:
+    if context.is_authenticated and accepts_caller(endpoint, context):
         # DRF's Request honours these: the view sees the caller the endpoint
-        # authenticated, whatever its own authentication classes are.
+        # authenticated (and its own classes do not run a second time).
+        request.user = context.user
         request._force_auth_user = context.user  # type: ignore[attr-defined]
         request._force_auth_token = context.auth  # type: ignore[attr-defined]
-    request.frisian_mcp_page = (  # type: ignore[attr-defined]
-        call.page,
-        call.page_size or default_page_size(),
-    )
+    elif context.is_authenticated:
+        # The view does not take the endpoint's kind of credentials: its own
+        # classes decide from the copied headers and the session, as over
+        # REST. request.user is what Django's middleware found (for
+        # SessionAuthentication), not the endpoint's caller.
+        request.user = context.session_user or _anonymous()
+    else:
+        request.user = context.user or _anonymous()
     return request
+
+
+def _anonymous() -> Any:
+    from django.contrib.auth.models import AnonymousUser
+
+    return AnonymousUser()
 
 
 def resolve(

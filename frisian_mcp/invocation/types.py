@@ -18,13 +18,20 @@ class CallContext:
     """Who is calling, and over which HTTP request.
 
     ``user`` and ``auth`` are what the endpoint's DRF authenticators
-    returned; inner requests are forced to the same identity.
+    returned, ``authenticator`` the one that recognised the caller, and
+    ``session_user`` the user Django's middleware found on the request
+    before (``None`` without the middleware). Inner requests are forced to
+    the caller's identity for views that accept its authenticator.
     """
 
     request: HttpRequest
     user: Any
     auth: Any = None
+    authenticator: Any = None
+    session_user: Any = None
     protocol_version: str = "2025-03-26"
+    #: Per-request memos (the permission probe), dropped with the request.
+    memo: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
     def is_authenticated(self) -> bool:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import difflib
 import fnmatch
+import logging
 import re
 import threading
 from collections.abc import Iterator, Mapping
@@ -28,11 +29,12 @@ from jsonschema import Draft202012Validator
 from frisian_mcp import arguments as protocol
 from frisian_mcp.conf import mcp_settings
 from frisian_mcp.discovery import get_discovery_backend
-from frisian_mcp.exceptions import ToolInputError
+from frisian_mcp.exceptions import ToolExecutionError, ToolInputError
 from frisian_mcp.invocation import (
     CallContext,
     EndpointMismatch,
     InvocationResult,
+    PermissionProbe,
     PreparedCall,
     ViewHandle,
     invoke,
@@ -40,7 +42,7 @@ from frisian_mcp.invocation import (
     validate_write,
 )
 from frisian_mcp.registry import guards
-from frisian_mcp.registry.dispatchers import build_dispatchers
+from frisian_mcp.registry.dispatchers import DispatcherTool, build_dispatchers
 from frisian_mcp.registry.protocol import (
     help_document,
     issue_token,
@@ -66,6 +68,11 @@ from frisian_mcp.schema import SchemaBuilder, ToolSchema
 from frisian_mcp.types import ErrorCode, JSONObject, ToolDefinition
 
 __all__ = ["ToolRegistry", "get_registry", "reset_registry"]
+
+logger = logging.getLogger("frisian_mcp")
+
+#: How many distinct per-caller dispatcher sets a registry keeps.
+_DISPATCHER_CACHE_SIZE = 64
 
 
 @dataclass(frozen=True)
@@ -93,6 +100,7 @@ class ToolRegistry:
         self.clashes = list(clashes or [])
         self._validators: dict[str, Draft202012Validator] = {}
         self.dispatchers = build_dispatchers(self._tools.values())
+        self._dispatcher_cache: dict[frozenset[str], dict[str, DispatcherTool]] = {}
 
     @property
     def layout(self) -> str:
@@ -141,26 +149,106 @@ class ToolRegistry:
         """Every tool name, sorted."""
         return tuple(self._tools)
 
-    def get(self, name: str) -> Tool:
-        """Return the tool called ``name`` or raise an unknown-tool error."""
+    def get(self, name: str, context: CallContext | None = None) -> Tool:
+        """Return the tool called ``name`` or raise an unknown-tool error.
+
+        With a ``context``, a tool the caller may not use is unknown too:
+        its existence is not the caller's business (DESIGN.md §9).
+        """
         tool = self._tools.get(name)
-        if tool is None or tool.schema is None:
-            raise self._unknown_tool(name)
+        if tool is None or tool.schema is None or not self.visible(tool, context):
+            raise self._unknown_tool(name, context)
         return tool
 
-    def definitions(self, layout: str | None = None) -> list[ToolDefinition]:
+    def visible(self, tool: Tool, context: CallContext | None) -> bool:
+        """Whether ``context``'s caller passes the tool's permission classes."""
+        if context is None or not mcp_settings.FILTER_TOOLS_BY_PERMISSION:
+            return True
+        return _probe(context).allows(tool.endpoint)
+
+    def visible_tools(self, context: CallContext | None) -> list[Tool]:
+        """The tools ``context``'s caller may use, in name order."""
+        return [tool for tool in self._tools.values() if self.visible(tool, context)]
+
+    def dispatchers_for(self, context: CallContext | None) -> dict[str, DispatcherTool]:
+        """The dispatchers, holding only routes the caller may use."""
+        if context is None or not mcp_settings.FILTER_TOOLS_BY_PERMISSION:
+            return self.dispatchers
+        visible = self.visible_tools(context)
+        if len(visible) == len(self._tools):
+            return self.dispatchers
+        # Callers with the same permissions share their dispatchers (and the
+        # definitions those cache); a few distinct sets are the usual case.
+        key = frozenset(tool.name for tool in visible)
+        cached = self._dispatcher_cache.get(key)
+        if cached is None:
+            if len(self._dispatcher_cache) >= _DISPATCHER_CACHE_SIZE:
+                self._dispatcher_cache.clear()
+            cached = self._dispatcher_cache[key] = build_dispatchers(visible)
+        return cached
+
+    def _visible_dispatcher(
+        self, name: str, context: CallContext
+    ) -> DispatcherTool | None:
+        """The dispatcher ``name`` with the caller's routes; probes only its tools."""
+        full = self.dispatchers[name]
+        if not mcp_settings.FILTER_TOOLS_BY_PERMISSION:
+            return full
+        names = [n for routes in full.routes.values() for n in routes.values()]
+        visible = [
+            self._tools[n] for n in names if self.visible(self._tools[n], context)
+        ]
+        if len(visible) == len(names):
+            return full
+        return build_dispatchers(visible).get(name)
+
+    def definitions(
+        self, layout: str | None = None, context: CallContext | None = None
+    ) -> list[ToolDefinition]:
         """``tools/list`` entries, in name order: flat tools or dispatchers.
 
-        ``layout`` (``"flat"`` or ``"dispatcher"``) overrides :attr:`layout`.
+        ``layout`` (``"flat"`` or ``"dispatcher"``) overrides :attr:`layout`;
+        with a ``context``, only what the caller may use is listed.
         """
         if (layout or self.layout) == "dispatcher":
-            return [d.definition() for d in self.dispatchers.values()]
+            return [d.definition() for d in self.dispatchers_for(context).values()]
         result = []
-        for tool in self._tools.values():
+        for tool in self.visible_tools(context):
             definition = tool.definition()
             if definition is not None:
                 result.append(definition)
         return result
+
+    def page(
+        self, offset: int, size: int, context: CallContext | None = None
+    ) -> tuple[list[ToolDefinition], int | None]:
+        """One ``tools/list`` page from position ``offset``; and the next position.
+
+        Positions count entries of the unfiltered list, so a page probes the
+        caller's permissions only for the tools it walks past, not for every
+        tool of a large API. The next position is ``None`` on the last page.
+        Dispatchers are listed whole (their enums need every probe anyway).
+        """
+        if self.layout == "dispatcher":
+            entries = self.definitions(context=context)
+            end = offset + size
+            return entries[offset:end], (end if end < len(entries) else None)
+        tools = list(self._tools.values())
+        result: list[ToolDefinition] = []
+        position = offset
+        while position < len(tools) and len(result) < size:
+            tool = tools[position]
+            position += 1
+            if self.visible(tool, context):
+                definition = tool.definition()
+                if definition is not None:
+                    result.append(definition)
+        if not any(
+            self.visible(tool, context) and tool.definition() is not None
+            for tool in tools[position:]
+        ):
+            return result, None
+        return result, position
 
     # -- the call pipeline --------------------------------------------------
 
@@ -179,16 +267,54 @@ class ToolRegistry:
         :class:`~frisian_mcp.exceptions.ToolExecutionError` when the action
         ran and failed.
         """
-        dispatcher = self.dispatchers.get(name) if name not in self._tools else None
+        dispatcher = None
+        if name not in self._tools and name in self.dispatchers:
+            dispatcher = self._visible_dispatcher(name, context)
+            if dispatcher is None:
+                raise self._unknown_tool(name, context)
         if dispatcher is not None:
             return dispatcher.dispatch(
                 arguments or {}, lambda sub, args: self.dispatch(sub, args, context)
             )
-        tool = self.get(name)
+        tool = self.get(name, context)
         schema = tool.require_schema()
         args = guards.coerce_json_strings(schema.input_schema, arguments or {})
         if args.get("help") is True and "help" in schema.protocol_arguments:
             return help_document(tool)
+        try:
+            return self._dispatch_tool(tool, schema, args, context)
+        except ToolInputError as exc:
+            # DRF checks permissions (and finds the object: 404, object
+            # permissions) before it looks at the body; a caller who may not
+            # use the tool or touch the row learns that first, as over REST.
+            self._access_first(tool, schema, args, context)
+            raise exc
+
+    def _access_first(
+        self,
+        tool: Tool,
+        schema: ToolSchema,
+        args: Mapping[str, Any],
+        context: CallContext,
+    ) -> None:
+        try:
+            self.check_access(tool, schema, args, context)
+        except (ToolExecutionError, ToolInputError):
+            raise
+        except Exception:
+            # The argument error stands; a view that cannot even be set up
+            # for the row will fail the same way once the call is fixed.
+            logger.debug(
+                "frisian_mcp: access check of %s failed", tool.name, exc_info=True
+            )
+
+    def _dispatch_tool(
+        self,
+        tool: Tool,
+        schema: ToolSchema,
+        args: dict[str, Any],
+        context: CallContext,
+    ) -> JSONObject:
         problems = self.validate(tool, schema, args)
         options = self.strip_protocol_arguments(schema, args)
         validate_only = options.get("mode") == "validate"
@@ -204,6 +330,11 @@ class ToolRegistry:
         guards.check_undeclared(tool.name, schema, args, problems)
         listing = self.list_state(tool, options, context)
         call = self.prepare_call(schema, args, listing)
+        sources = {p: a for a, p in schema.query_arguments.items()}
+        sources.update((key, f"filters.{key}") for key in listing.filters)
+        guards.check_query_length(
+            tool.name, call.query, sources, int(mcp_settings.MAX_QUERY_LENGTH)
+        )
         if tool.kind == protocol.CREATE:
             guards.check_not_empty(tool.name, schema, call.body)
         if isinstance(call.body, dict) and has_lookup_objects(schema, [call.body]):
@@ -390,6 +521,57 @@ class ToolRegistry:
         Checking permissions first means a caller who may not use the tool
         learns nothing about which related rows exist.
         """
+        handle = self._permitted_view(tool, context, call)
+        try:
+            fields = handle.view.get_serializer().fields  # type: ignore[attr-defined]
+        except Exception as exc:  # the view's handler decides
+            raise_for_status(tool, handle.result_for(exc), None)
+            raise
+        resolve_references(tool.name, schema, bodies, fields, indexed=indexed)
+
+    def check_access(
+        self,
+        tool: Tool,
+        schema: ToolSchema,
+        args: Mapping[str, Any],
+        context: CallContext,
+    ) -> None:
+        """Raise the view's error when the caller may not use the tool here.
+
+        Runs the view's permission checks and, for a tool addressing a row
+        whose URL arguments are plain values, ``get_object()`` (404, object
+        permissions); writes nothing and counts no throttle. Returns when
+        access is granted or the URL arguments themselves are not usable.
+        """
+        values = {name: args.get(name) for name in schema.path_arguments}
+        if not all(
+            isinstance(v, str | int) and not isinstance(v, bool)
+            for v in values.values()
+        ):
+            return
+        call = PreparedCall(
+            path_kwargs={
+                kwarg: str(values[name])
+                for name, kwarg in schema.path_arguments.items()
+            }
+        )
+        handle = self._permitted_view(tool, context, call)
+        get_object = getattr(handle.view, "get_object", None)
+        if schema.path_arguments and get_object is not None:
+            try:
+                get_object()
+            except Exception as exc:  # the view's handler decides
+                raise_for_status(tool, handle.result_for(exc), None)
+                raise
+
+    def _permitted_view(
+        self, tool: Tool, context: CallContext, call: PreparedCall
+    ) -> ViewHandle:
+        """The tool's view for ``call``, once its permission checks passed.
+
+        Raises the view's own error (as a tool error) when they fail, and
+        ``not_found`` when the call's URL arguments do not address the view.
+        """
         try:
             handle = ViewHandle(tool.endpoint, context, call)
         except EndpointMismatch:
@@ -397,18 +579,21 @@ class ToolRegistry:
             raise
         try:
             handle.check_permissions()
-            fields = handle.view.get_serializer().fields  # type: ignore[attr-defined]
         except Exception as exc:  # the view's handler decides
             raise_for_status(tool, handle.result_for(exc), None)
             raise
-        resolve_references(tool.name, schema, bodies, fields, indexed=indexed)
+        return handle
 
-    def _unknown_tool(self, name: object) -> ToolInputError:
-        suggestions = (
-            difflib.get_close_matches(str(name), self.names, n=3, cutoff=0.6)
+    def _unknown_tool(
+        self, name: object, context: CallContext | None = None
+    ) -> ToolInputError:
+        close = (
+            difflib.get_close_matches(str(name), self.names, n=10, cutoff=0.6)
             if isinstance(name, str)
             else []
         )
+        # Probe only the close names, not every tool, for the caller's view.
+        suggestions = [n for n in close if self.visible(self._tools[n], context)][:3]
         message = "Unknown tool."
         if suggestions:
             message += " Did you mean: " + ", ".join(suggestions) + "?"
@@ -419,6 +604,14 @@ class ToolRegistry:
             hint="Call tools/list for the available tools.",
             extra={"suggestions": suggestions},
         )
+
+
+def _probe(context: CallContext) -> PermissionProbe:
+    """The permission probe of one request, shared by all its lookups."""
+    probe = context.memo.get("probe")
+    if probe is None:
+        probe = context.memo["probe"] = PermissionProbe(context)
+    return probe
 
 
 def _selected(name: str) -> bool:

@@ -53,10 +53,7 @@ class DispatcherTool:
         }
         if len(resources) <= ENUM_LIMIT:
             resource["enum"] = resources
-            listing = "; ".join(
-                f"{r} ({', '.join(sorted(self.routes[r]))})" for r in resources
-            )
-            overview = f" Resources and their actions: {listing}."
+            overview = self._overview(resources)
         else:
             resource["description"] += ' Call with {"help": true} for the list.'
             overview = f" It has {len(resources)} resources; call with help: true to list them."
@@ -93,6 +90,29 @@ class DispatcherTool:
                 "openWorldHint": False,
             },
         }
+
+    def _overview(self, resources: list[str]) -> str:
+        """Which actions the resources offer, each set named once.
+
+        The actions every resource offers are named once, and only the
+        resources with more are named again: the entry grows by a resource
+        name per viewset, not by its whole action list.
+        """
+        common = set.intersection(*(set(self.routes[r]) for r in resources))
+        extra = [
+            f"{r} also {', '.join(sorted(set(self.routes[r]) - common))}"
+            for r in resources
+            if set(self.routes[r]) - common
+        ]
+        text = ""
+        if common:
+            shared = (
+                f"Resource {resources[0]}" if len(resources) == 1 else "Every resource"
+            )
+            text = f" {shared} offers {', '.join(sorted(common))}."
+        if extra:
+            text += f" Other actions: {'; '.join(extra)}."
+        return text
 
     def dispatch(
         self,

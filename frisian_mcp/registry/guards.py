@@ -25,8 +25,9 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
+from urllib.parse import urlencode
 
 from jsonschema import Draft202012Validator
 
@@ -39,6 +40,7 @@ from frisian_mcp.types import ErrorCode
 __all__ = [
     "BULK_BODY_KEYS",
     "check_not_empty",
+    "check_query_length",
     "check_undeclared",
     "coerce_json_strings",
     "detect_bulk_body",
@@ -193,6 +195,42 @@ def check_not_empty(
         tool=tool,
         hint='A REST-style wrapper such as {"data": {...}} is the usual cause: unwrap it.',
         extra={"declared_fields": list(schema.body_fields)},
+    )
+
+
+def check_query_length(
+    tool: str,
+    query: Sequence[tuple[str, str]],
+    arguments_of: Mapping[str, str],
+    limit: int,
+) -> None:
+    """Refuse a call whose query string would be longer than ``limit``.
+
+    ``arguments_of`` maps a query parameter to the argument it came from
+    (``filters.search``, ``query_format``), to name the longest one.
+
+    REST callers cannot send more than their web server's request line
+    holds; a tool call's filters could otherwise carry a whole request body
+    of search terms, each of which a filter backend makes a condition.
+    """
+    if not query or len(urlencode(query)) <= limit:
+        return
+    name, _ = max(query, key=lambda pair: len(urlencode([pair])))
+    field = arguments_of.get(name, name)
+    raise ToolInputError(
+        f"The filters and query arguments of this {tool} call make a query "
+        f"string of more than {limit} characters, more than this server accepts; "
+        f"the longest value is {field}.",
+        error_code=ErrorCode.INVALID_ARGUMENT,
+        tool=tool,
+        fields=[
+            {
+                "field": field,
+                "code": "max_length",
+                "message": f"makes the query string longer than {limit} characters",
+            }
+        ],
+        hint="Use fewer or shorter values (fewer search terms, shorter lists).",
     )
 
 

@@ -123,6 +123,11 @@ def _resolve(relation: Relation, field: Any, lookup: Mapping[str, Any]) -> Any:
         raise _LookupProblem("cannot be looked up here; send its id") from None
     if queryset is None:
         raise _LookupProblem("cannot be looked up here; send its id")
+    if any(isinstance(v, str) and "\x00" in v for v in lookup.values()):
+        # PostgreSQL refuses NUL in text parameters (a DataError, not a miss).
+        raise _LookupProblem(
+            "matches nothing: lookup values cannot contain NUL characters"
+        )
     try:
         matches = list(queryset.filter(**dict(lookup))[:2])
     except (ValueError, TypeError, DjangoValidationError):

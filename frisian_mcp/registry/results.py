@@ -9,10 +9,13 @@ or redacted, never passed through (seed 002). Other statuses become
 
 from __future__ import annotations
 
+import logging
 import re
+import uuid
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from django.db import DatabaseError
 from django.db.models import Manager, Model, QuerySet
 
 from frisian_mcp.conf import mcp_settings
@@ -46,6 +49,8 @@ _REPLACED_MESSAGES = {
 }
 _REDACTED = "<value>"
 
+logger = logging.getLogger("frisian_mcp")
+
 
 def structured_result(data: Any) -> JSONObject:
     """The ``structuredContent`` of a successful call: always an object."""
@@ -69,6 +74,8 @@ def raise_for_status(
     tool = tool_object.name
     model = tool_object.model
     noun = str(model._meta.verbose_name) if model is not None else "object"
+    if status == 400 and isinstance(result.exception, DatabaseError):
+        _refused_query(tool, result.exception)
     if status == 400 and bulk:
         fields = _indexed(
             drf_field_errors(
@@ -154,6 +161,32 @@ def raise_for_status(
         error_code=ErrorCode.INTERNAL_ERROR,
         tool=tool,
         status=status,
+    )
+
+
+def _refused_query(tool: str, exc: DatabaseError) -> None:
+    """Report a query the database refused, without quoting the database.
+
+    Its message may hold the caller's values or the schema, so it goes to
+    the log under a correlation id; the caller learns what to change.
+    """
+    correlation = uuid.uuid4().hex[:16]
+    logger.warning(
+        "The database refused a query of %s (correlation id %s)",
+        tool,
+        correlation,
+        exc_info=exc,
+    )
+    raise ToolExecutionError(
+        "The database could not run this call as given: a value does not fit "
+        "its column, or the query is too long or too complex for the database "
+        "(long search terms, many filter values). Nothing was written.",
+        error_code=ErrorCode.REQUEST_REJECTED,
+        tool=tool,
+        recoverable=True,
+        status=400,
+        hint="Use fewer or shorter filter values, or values that fit the field.",
+        extra={"correlation_id": correlation},
     )
 
 

@@ -88,7 +88,7 @@ class SchemaBuilder:
             else {"COMPONENT_SPLIT_REQUEST": True}
         )
         with GENERATOR_STATS.silence(), patched_settings(patches):
-            view = self._make_view(endpoint)
+            view = self.make_view(endpoint)
             auto = self._auto_schema(view, endpoint, path_prefix)
             if auto.is_excluded():
                 return None
@@ -96,7 +96,12 @@ class SchemaBuilder:
 
     # -- view and inspector -------------------------------------------------
 
-    def _make_view(self, endpoint: Endpoint) -> APIView:
+    def make_view(self, endpoint: Endpoint) -> APIView:
+        """A throwaway view of ``endpoint`` as drf-spectacular makes it.
+
+        Its mock request carries the endpoint's fixed version, its serializer
+        context is DRF's base one and ``get_queryset`` is memoized.
+        """
         view: APIView = self.generator.create_view(endpoint.callback, endpoint.method)
         view.kwargs = dict(endpoint.fixed_kwargs)
         request = spectacular_settings.GET_MOCK_REQUEST(

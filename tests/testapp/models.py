@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import uuid
 
+from django.contrib.contenttypes.fields import GenericForeignKey
 from django.core.validators import MaxValueValidator
 from django.db import models
+from django.utils import timezone
 
 
 class Publisher(models.Model):
@@ -80,3 +82,41 @@ class ShelfLabel(models.Model):
 
     def __str__(self) -> str:
         return self.text
+
+
+class CleanupNote(models.Model):
+    """A note on any row through a generic foreign key (cleanup tests)."""
+
+    # testapp has no migrations: its tables are created before those of the
+    # migrated apps, so a database constraint to django_content_type would
+    # name a table that does not exist yet (PostgreSQL refuses it).
+    content_type = models.ForeignKey(
+        "contenttypes.ContentType", on_delete=models.CASCADE, db_constraint=False
+    )
+    object_id = models.CharField(max_length=64)
+    target = GenericForeignKey("content_type", "object_id")
+    text = models.CharField(max_length=100, blank=True)
+
+    def __str__(self) -> str:
+        return self.text
+
+
+class CleanupTicket(models.Model):
+    """A ticket whose defaults exercise the cleanup command's emptiness rules.
+
+    ``reference`` and ``opened`` get a fresh value per row (not content);
+    ``labels`` is empty as ``[]``; ``parent`` makes tickets refer to tickets.
+    """
+
+    title = models.CharField(max_length=100, blank=True)
+    reference = models.UUIDField(default=uuid.uuid4, unique=True)
+    opened = models.DateTimeField(default=timezone.now)
+    labels = models.JSONField(default=list, blank=True)
+    priority = models.PositiveSmallIntegerField(default=3)
+    due = models.DateField(null=True, blank=True)
+    parent = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.CASCADE, related_name="children"
+    )
+
+    def __str__(self) -> str:
+        return self.title

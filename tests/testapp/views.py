@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from rest_framework import generics, permissions, viewsets
+from django.db.models import Q, QuerySet
+from rest_framework import generics, permissions, serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from tests.testapp.models import Book, Publisher, Shelf, ShelfLabel
+from tests.testapp.permissions import DutchPublisherPermission
 from tests.testapp.serializers import (
     BookSerializer,
     PublisherSerializer,
@@ -115,3 +117,56 @@ class PlainView(APIView):
 
     def get(self, request: Request) -> Response:
         return Response({"ok": True})
+
+
+#: Publishers of this country are visible to superusers only.
+RESTRICTED_COUNTRY = "ZZ"
+
+
+def visible_publishers(user: Any) -> QuerySet[Publisher]:
+    """The publishers ``user`` may see: all for superusers, else unrestricted."""
+    publishers = Publisher.objects.all()
+    if getattr(user, "is_superuser", False):
+        return publishers
+    return publishers.exclude(country=RESTRICTED_COUNTRY)
+
+
+class VisiblePublisherField(serializers.PrimaryKeyRelatedField):
+    """A publisher id, resolved among the publishers the caller may see."""
+
+    def get_queryset(self) -> QuerySet[Publisher]:
+        request = self.context.get("request")
+        return visible_publishers(getattr(request, "user", None))
+
+
+class ScopedBookSerializer(BookSerializer):
+    """A book whose publisher must be one the caller may see."""
+
+    publisher = VisiblePublisherField(
+        queryset=Publisher.objects.all(), required=False, allow_null=True
+    )
+
+    class Meta(BookSerializer.Meta):
+        fields = tuple(f for f in BookSerializer.Meta.fields if f != "sequels")
+
+
+class GuardedPublisherViewSet(viewsets.ModelViewSet):
+    """Publishers; only superusers may change or delete Dutch ones."""
+
+    queryset = Publisher.objects.order_by("pk")
+    serializer_class = PublisherSerializer
+    permission_classes = (DutchPublisherPermission,)
+
+
+class ScopedBookViewSet(viewsets.ModelViewSet):
+    """Books of the publishers the caller may see (per-user queryset scoping)."""
+
+    queryset = Book.objects.all()
+    serializer_class = ScopedBookSerializer
+    permission_classes = (permissions.IsAuthenticated,)
+
+    def get_queryset(self) -> QuerySet[Book]:
+        visible = visible_publishers(self.request.user)
+        return Book.objects.filter(
+            Q(publisher__isnull=True) | Q(publisher__in=visible)
+        ).order_by("pk")

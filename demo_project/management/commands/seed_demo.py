@@ -13,11 +13,18 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from django.contrib.auth.models import Permission, User
 from django.core.management.base import BaseCommand
 from django.db import transaction
+from rest_framework.authtoken.models import Token
 
 from demo_project.contacts.models import Contact
 from demo_project.dcim.models import Device, Site, Tag
+
+#: Fixed, public API tokens, so the README can show a working client
+#: configuration. Demo only: never use well-known tokens anywhere else.
+DEMO_TOKEN = "demo-token-0000000000000000000000000000"
+STAFF_TOKEN = "staff-token-000000000000000000000000000"
 
 #: The empty rows from ADR 007's incident report.
 EMPTY_CONTACT_IDS = (
@@ -142,8 +149,34 @@ class Command(BaseCommand):
             )
             device.tags.set([tags[slug] for slug in tag_slugs])
 
+        self._users()
         self.stdout.write(
             f"Demo data ready: {Contact.objects.count()} contacts "
             f"({len(EMPTY_CONTACT_IDS)} of them empty), {Site.objects.count()} sites, "
-            f"{Device.objects.count()} devices, {Tag.objects.count()} tags."
+            f"{Device.objects.count()} devices, {Tag.objects.count()} tags.\n"
+            f"Users: demo (password demo, may not delete sites), token {DEMO_TOKEN}; "
+            f"staff (password staff, may do anything), token {STAFF_TOKEN}.\n"
+            "MCP clients send the header  Authorization: Token <token>"
         )
+
+    def _users(self) -> None:
+        """The demo's two users, their permissions and their tokens."""
+        demo, _ = User.objects.get_or_create(
+            username="demo", defaults={"email": "demo@example.com"}
+        )
+        demo.set_password("demo")
+        demo.is_staff = demo.is_superuser = False
+        demo.save()
+        allowed = Permission.objects.filter(
+            content_type__app_label__in=["contacts", "dcim"]
+        ).exclude(codename="delete_site")
+        demo.user_permissions.set(allowed)
+        staff, _ = User.objects.get_or_create(
+            username="staff", defaults={"email": "staff@example.com"}
+        )
+        staff.set_password("staff")
+        staff.is_staff = staff.is_superuser = True
+        staff.save()
+        for user, key in ((demo, DEMO_TOKEN), (staff, STAFF_TOKEN)):
+            Token.objects.filter(user=user).exclude(key=key).delete()
+            Token.objects.get_or_create(user=user, key=key)

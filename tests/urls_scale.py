@@ -1,0 +1,143 @@
+"""URLs of the scale test: generated serializers and viewsets on 300 models.
+
+Each model of ``tests.scaleapp`` gets a ``ModelSerializer`` (all fields, and
+a typed read-only method field on every fourth) and a ``ModelViewSet``,
+registered on one ``DefaultRouter`` as ``api/group<i % 10>/thing<i>/``. Many
+viewsets declare ``filterset_fields`` (some with lookup lists),
+``search_fields`` and ``ordering_fields``; every fiftieth has two
+``@action``\\ s (``archive``, a detail POST, and ``summary``, a list GET).
+With all 300 viewsets that is 1,812 tools.
+
+``FRISIAN_SCALE_VIEWSETS`` (default 300) registers only the first N
+viewsets in this module's ``urlpatterns``; :func:`build_urlpatterns` builds
+the patterns for any N, for in-process comparisons.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from typing import Any
+
+from django.db import models
+from django.urls import URLPattern, URLResolver, include, path
+from rest_framework import serializers, viewsets
+from rest_framework.decorators import action
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.routers import DefaultRouter
+
+from tests.scaleapp.models import SCALE_MODELS, SCALE_SIZE
+
+__all__ = [
+    "VIEWSET_COUNT_ENV",
+    "build_urlpatterns",
+    "expected_tool_count",
+    "serializer_for",
+    "viewset_count",
+    "viewset_for",
+]
+
+#: The environment variable that limits how many viewsets are registered.
+VIEWSET_COUNT_ENV = "FRISIAN_SCALE_VIEWSETS"
+_STANDARD_ACTIONS = 6
+_GROUPS = 10
+
+
+class ArchiveSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    """The body of the ``archive`` action."""
+
+    reason = serializers.CharField(max_length=200)
+    notify = serializers.BooleanField(default=False)
+
+
+class _ScaleActions:
+    """Two custom actions, mixed into every fiftieth viewset."""
+
+    @action(detail=True, methods=["post"], serializer_class=ArchiveSerializer)
+    def archive(self, request: Request, pk: str | None = None) -> Response:
+        """Archive the object, giving a reason."""
+        return Response({"archived": pk})
+
+    @action(detail=False, methods=["get"])
+    def summary(self, request: Request) -> Response:
+        """Count the objects by status."""
+        return Response({})
+
+
+def _display(self: Any, obj: models.Model) -> str:
+    return str(obj)
+
+
+@functools.cache
+def serializer_for(index: int) -> type[serializers.ModelSerializer[Any]]:
+    """The generated ``ModelSerializer`` of model ``index``."""
+    model = SCALE_MODELS[index]
+    attrs: dict[str, Any] = {
+        "__module__": __name__,
+        "Meta": type("Meta", (), {"model": model, "fields": "__all__"}),
+    }
+    if index % 4 == 0:
+        attrs["display"] = serializers.SerializerMethodField()
+        attrs["get_display"] = _display
+    return type(f"{model.__name__}Serializer", (serializers.ModelSerializer,), attrs)
+
+
+@functools.cache
+def viewset_for(index: int) -> type[viewsets.ModelViewSet[Any]]:
+    """The generated ``ModelViewSet`` of model ``index``."""
+    model = SCALE_MODELS[index]
+    attrs: dict[str, Any] = {
+        "__module__": __name__,
+        "__doc__": f"Things of kind {index}.",
+        "queryset": model._default_manager.all(),
+        "serializer_class": serializer_for(index),
+    }
+    if index % 3 != 2:
+        attrs["filterset_fields"] = (
+            {
+                "name": ["exact", "icontains"],
+                "status": ["exact", "in"],
+                "quantity": ["exact", "gte", "lte"],
+                "price": ["gte", "lte"],
+                "created": ["gte", "lte"],
+                "parent": ["exact"],
+            }
+            if index % 5 == 0
+            else ["name", "status", "active", "parent"]
+        )
+    if index % 2 == 0:
+        attrs["search_fields"] = ["name", "notes"]
+    if index % 3 == 0:
+        attrs["ordering_fields"] = ["name", "quantity", "created"]
+    bases: tuple[type[Any], ...] = (viewsets.ModelViewSet,)
+    if index % 50 == 0:
+        bases = (_ScaleActions, viewsets.ModelViewSet)
+    return type(f"{model.__name__}ViewSet", bases, attrs)
+
+
+def expected_tool_count(count: int) -> int:
+    """How many flat tools the first ``count`` viewsets make."""
+    with_actions = len(range(0, count, 50))
+    return count * _STANDARD_ACTIONS + 2 * with_actions
+
+
+def build_urlpatterns(count: int) -> list[URLPattern | URLResolver]:
+    """URL patterns serving the first ``count`` viewsets, and ``/mcp``."""
+    if not 1 <= count <= SCALE_SIZE:
+        raise ValueError(f"{VIEWSET_COUNT_ENV} must be between 1 and {SCALE_SIZE}.")
+    router = DefaultRouter()
+    for index in range(count):
+        router.register(f"group{index % _GROUPS}/thing{index:03d}", viewset_for(index))
+    return [
+        path("api/", include(router.urls)),
+        path("mcp", include("frisian_mcp.urls")),
+    ]
+
+
+def viewset_count() -> int:
+    """How many viewsets ``urlpatterns`` serves (``FRISIAN_SCALE_VIEWSETS``)."""
+    return int(os.environ.get(VIEWSET_COUNT_ENV, SCALE_SIZE))
+
+
+urlpatterns = build_urlpatterns(viewset_count())
