@@ -135,6 +135,9 @@ def _check_values(user: dict[str, Any]) -> list[checks.CheckMessage]:
         value = values[key]
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             problems.append(f"{key} must be a positive integer")
+    ttl = values["CACHE_TTL_MS"]
+    if isinstance(ttl, bool) or not isinstance(ttl, int) or ttl < 0:
+        problems.append("CACHE_TTL_MS must be an integer of 0 or more")
     if not problems and values["PAGE_SIZE"] > values["MAX_PAGE_SIZE"]:
         problems.append("PAGE_SIZE must not exceed MAX_PAGE_SIZE")
     for key, choices in _CHOICES.items():

@@ -106,6 +106,10 @@ DEFAULTS: dict[str, Any] = {
     "INPUT_ERROR_STYLE": "jsonrpc",
     # Tools per tools/list page; the rest follow via nextCursor. Example: 200.
     "TOOLS_LIST_PAGE_SIZE": 100,
+    # Milliseconds a 2026-07-28 client may cache tools/list and
+    # server/discover results (their ttlMs; cacheScope is always "private").
+    # 0: always stale. Example: 300_000.
+    "CACHE_TTL_MS": 60_000,
     # Rows per page of a list tool when the call gives no page_size.
     "PAGE_SIZE": 50,
     # Largest page_size a list tool accepts (larger values are rejected).

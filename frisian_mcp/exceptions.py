@@ -13,7 +13,9 @@
     │   │                  ParseError -32700, InvalidRequest -32600,
     │   │                  MethodNotFound -32601, InvalidParams -32602
     │   │                  (includes unknown tool), InternalError -32603,
-    │   │                  UnsupportedProtocolVersion -32022 (HTTP 400)
+    │   │                  UnsupportedProtocolVersion -32022 (HTTP 400),
+    │   │                  HeaderMismatch -32020 (HTTP 400),
+    │   │                  MissingRequestMetadata -32602 (HTTP 400)
     │   └── ToolInputError every argument problem (schema, nested wrapper,
     │                      unknown key, bad FK lookup, bad token, DRF
     │                      serializer validation) -> -32602 with error.data
@@ -39,12 +41,14 @@ __all__ = [
     "ConfigurationError",
     "DuplicateToolName",
     "FrisianMCPError",
+    "HeaderMismatch",
     "InternalError",
     "InvalidParams",
     "InvalidRequest",
     "InvalidToolName",
     "JSONRPCError",
     "MethodNotFound",
+    "MissingRequestMetadata",
     "ParseError",
     "RegistryError",
     "SchemaError",
@@ -152,6 +156,27 @@ class UnsupportedProtocolVersion(JSONRPCError):
 
     code = -32022
     default_message = "Unsupported protocol version."
+    http_status = 400
+
+
+class MissingRequestMetadata(InvalidParams):
+    """A 2026-07-28 request lacks a required ``_meta`` field.
+
+    MCP 2026-07-28 basic/index "_meta": such a request is malformed,
+    -32602 with HTTP 400.
+    """
+
+    http_status = 400
+
+
+class HeaderMismatch(JSONRPCError):
+    """A 2026-07-28 request's mirrored headers are missing or disagree with its body.
+
+    MCP 2026-07-28 basic/transports/streamable-http "Server Validation".
+    """
+
+    code = -32020
+    default_message = "Header mismatch."
     http_status = 400
 
 

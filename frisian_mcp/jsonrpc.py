@@ -2,9 +2,20 @@
 
 :func:`handle` takes a raw request body and returns a :class:`Reply` (HTTP
 status and JSON body, or no body for 202). It validates the envelope
-(JSON-RPC 2.0 §4-5), negotiates the protocol version (MCP 2025-11-25
-basic/lifecycle), runs ``initialize``, ``ping``, ``tools/list`` and
-``tools/call``, and is the one place where exceptions become wire errors:
+(JSON-RPC 2.0 §4-5) and serves both eras of MCP on the same endpoint, chosen
+per request (MCP 2026-07-28 basic/versioning "Dual-era"):
+
+- the handshake era (2025-03-26, 2025-06-18, 2025-11-25): ``initialize``
+  negotiates the version (2025-11-25 basic/lifecycle), then ``ping``,
+  ``tools/list`` and ``tools/call``, with the version in the
+  ``MCP-Protocol-Version`` header;
+- the stateless 2026-07-28 revision: every request carries its version and
+  the client's capabilities in ``_meta`` and mirrors method, tool name and
+  version into headers; ``server/discover``, ``tools/list`` and
+  ``tools/call`` answer with ``resultType``, the server's info in ``_meta``
+  and, for lists, ``ttlMs``/``cacheScope``.
+
+It is the one place where exceptions become wire errors:
 ``JSONRPCError`` subclasses map to their codes, ``ToolInputError`` to -32602
 with ``error.data``, ``ToolExecutionError`` to an ``isError`` result, and
 anything else to -32603 with a correlation id (logged with its traceback,
@@ -13,6 +24,7 @@ never shown).
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
 import re
@@ -27,11 +39,13 @@ from django.core import signing
 from frisian_mcp import __version__
 from frisian_mcp.conf import mcp_settings
 from frisian_mcp.exceptions import (
+    HeaderMismatch,
     InternalError,
     InvalidParams,
     InvalidRequest,
     JSONRPCError,
     MethodNotFound,
+    MissingRequestMetadata,
     ParseError,
     ToolExecutionError,
     ToolInputError,
@@ -44,6 +58,7 @@ from frisian_mcp.types import CallToolResult, ErrorCode, JSONObject, JSONRPCMess
 __all__ = [
     "ASSUMED_VERSION",
     "LATEST_VERSION",
+    "MODERN_VERSIONS",
     "SUPPORTED_VERSIONS",
     "Reply",
     "error_object",
@@ -62,8 +77,15 @@ LATEST_VERSION = SUPPORTED_VERSIONS[-1]
 #: The version assumed when a request carries no MCP-Protocol-Version header
 #: (MCP 2025-11-25 basic/transports "Protocol Version Header").
 ASSUMED_VERSION = "2025-03-26"
-#: ``_meta`` key by which 2026-07-28 clients state their version per request.
+#: Per-request (stateless) protocol versions served.
+MODERN_VERSIONS: tuple[str, ...] = ("2026-07-28",)
+#: ``_meta`` keys of a 2026-07-28 request (basic/index "_meta").
 MODERN_VERSION_META = "io.modelcontextprotocol/protocolVersion"
+CLIENT_CAPABILITIES_META = "io.modelcontextprotocol/clientCapabilities"
+SERVER_INFO_META = "io.modelcontextprotocol/serverInfo"
+#: Methods of 2026-07-28 requests; anything else is 404 with -32601.
+_MODERN_METHODS = frozenset({"server/discover", "tools/list", "tools/call"})
+_BASE64_SENTINEL = re.compile(r"=\?base64\?([A-Za-z0-9+/]*={0,2})\?=")
 
 _CURSOR_SALT = "frisian_mcp.tools_list.cursor"
 _NOTIFICATION_PREFIX = "notifications/"
@@ -71,10 +93,15 @@ _NOTIFICATION_PREFIX = "notifications/"
 
 @dataclass(frozen=True)
 class Reply:
-    """An HTTP status and a JSON body (``None``: 202 Accepted, no body)."""
+    """An HTTP status and a JSON body (``None``: 202 Accepted, no body).
+
+    ``modern``: the answer to a 2026-07-28 request (its SSE streams are not
+    resumable, so they carry no event ids).
+    """
 
     status: int
     body: JSONRPCMessage | list[JSONRPCMessage] | None
+    modern: bool = False
 
 
 def handle(
@@ -82,13 +109,24 @@ def handle(
     context: CallContext,
     *,
     header_version: str | None = None,
+    headers: Mapping[str, str] | None = None,
     registry: Callable[[], ToolRegistry] = get_registry,
 ) -> Reply:
-    """Answer one POSTed body: a message, or a batch under 2025-03-26."""
+    """Answer one POSTed body: a message, or a batch under 2025-03-26.
+
+    ``headers`` are the request's (case-insensitive, as Django's
+    ``request.headers``); 2026-07-28 requests are checked against them.
+    """
     try:
         message = _parse(payload)
     except JSONRPCError as exc:
         return Reply(exc.http_status, _error_response(None, exc))
+    if headers is not None and header_version is None:
+        header_version = headers.get("MCP-Protocol-Version")
+    if _is_modern(message, header_version):
+        context.protocol_version = MODERN_VERSIONS[-1]
+        reply = _ModernHandler(context, registry, headers or {}).single(message)
+        return Reply(reply.status, reply.body, modern=True)
     if header_version is not None and header_version not in SUPPORTED_VERSIONS:
         unsupported = _unsupported(header_version)
         return Reply(
@@ -188,7 +226,6 @@ class _Handler:
     ) -> JSONRPCMessage:
         """The response to one request: its result or its error."""
         try:
-            _reject_modern_probe(method, params)
             handler = self.methods.get(method)
             if handler is None:
                 raise MethodNotFound(f"Method not found: {_safe_method(method)}.")
@@ -226,16 +263,10 @@ class _Handler:
         # supported version, else offer the latest.
         version = requested if requested in SUPPORTED_VERSIONS else LATEST_VERSION
         self.context.protocol_version = version
-        server_info: JSONObject = {
-            "name": str(mcp_settings.SERVER_NAME),
-            "version": __version__,
-        }
-        if mcp_settings.SERVER_TITLE and version != "2025-03-26":
-            server_info["title"] = str(mcp_settings.SERVER_TITLE)
         result: JSONObject = {
             "protocolVersion": version,
             "capabilities": {"tools": {"listChanged": False}},
-            "serverInfo": server_info,
+            "serverInfo": _server_info(version),
         }
         if mcp_settings.SERVER_INSTRUCTIONS:
             result["instructions"] = str(mcp_settings.SERVER_INSTRUCTIONS)
@@ -327,6 +358,154 @@ class _Handler:
             # structuredContent arrived in 2025-06-18.
             return {k: v for k, v in result.items() if k != "structuredContent"}  # type: ignore[return-value]
         return result
+
+
+class _ModernHandler(_Handler):
+    """One 2026-07-28 request: stateless, described by its ``_meta`` and headers.
+
+    The request is checked before any method runs, in this order: its
+    required ``_meta`` fields (-32602, HTTP 400), the headers mirrored from
+    the body (-32020, HTTP 400), the version (-32022, HTTP 400), the method
+    (-32601, HTTP 404). Results then gain ``resultType`` and the server's
+    info in ``_meta``; ``tools/list`` and ``server/discover`` also carry the
+    caching hints ``ttlMs`` and ``cacheScope``.
+    """
+
+    def __init__(
+        self,
+        context: CallContext,
+        registry: Callable[[], ToolRegistry],
+        headers: Mapping[str, str],
+    ) -> None:
+        super().__init__(context, registry)
+        self.headers = headers
+        self.methods = {
+            "server/discover": self.discover,
+            "tools/list": self.tools_list,
+            "tools/call": self.tools_call,
+        }
+
+    def single(self, message: Any) -> Reply:
+        if isinstance(message, list):
+            exc = InvalidRequest(
+                "Invalid request: batches are not supported in this protocol version."
+            )
+            return Reply(exc.http_status, _error_response(None, exc))
+        try:
+            method, request_id, params = _envelope(message)
+        except JSONRPCError as exc:
+            return Reply(400, _error_response(_readable_id(message), exc))
+        if method is None:
+            # 2026-07-28 streamable-http "Sending Messages": clients MUST
+            # NOT send responses (the server sends no requests to answer).
+            unexpected = InvalidRequest(
+                "Invalid request: the server expects no responses."
+            )
+            return Reply(400, _error_response(_readable_id(message), unexpected))
+        if request_id is _NOTIFICATION:
+            return Reply(202, None)
+        try:
+            self.check_request(method, params)
+        except JSONRPCError as exc:
+            return Reply(exc.http_status, _error_response(request_id, exc))
+        if method not in _MODERN_METHODS:
+            # 2026-07-28 streamable-http "Protocol Version Header": an
+            # unimplemented method is 404 (initialize and ping included).
+            unknown = MethodNotFound(f"Method not found: {_safe_method(method)}.")
+            return Reply(404, _error_response(request_id, unknown))
+        response = self.respond(message)
+        assert response is not None  # a request, not a notification
+        return Reply(_status_of(response), response)
+
+    def check_request(self, method: str, params: JSONObject) -> None:
+        """Refuse a request whose ``_meta``, headers or version do not hold up."""
+        meta = params.get("_meta")
+        version = meta.get(MODERN_VERSION_META) if isinstance(meta, dict) else None
+        capabilities = (
+            meta.get(CLIENT_CAPABILITIES_META) if isinstance(meta, dict) else None
+        )
+        if not isinstance(version, str) or not isinstance(capabilities, dict):
+            raise MissingRequestMetadata(
+                "Invalid params: a 2026-07-28 request needs _meta with "
+                f"{MODERN_VERSION_META} (a string) and {CLIENT_CAPABILITIES_META} "
+                "(an object); clients of earlier versions send initialize first."
+            )
+        if self.headers.get("MCP-Protocol-Version") != version:
+            raise HeaderMismatch(
+                "Header mismatch: the MCP-Protocol-Version header must be present "
+                f"and equal _meta {MODERN_VERSION_META}."
+            )
+        if self.headers.get("Mcp-Method") != method:
+            raise HeaderMismatch(
+                "Header mismatch: the Mcp-Method header must be present and equal "
+                "the request's method."
+            )
+        if method == "tools/call":
+            name = _header_value(self.headers.get("Mcp-Name"))
+            if name is None or name != params.get("name"):
+                raise HeaderMismatch(
+                    "Header mismatch: the Mcp-Name header must be present and equal "
+                    "params.name (Base64-encoded as =?base64?...?= when it is not "
+                    "plain ASCII)."
+                )
+        if version not in MODERN_VERSIONS:
+            raise _unsupported(version)
+
+    def answer(
+        self, method: str, request_id: Any, params: JSONObject
+    ) -> JSONRPCMessage:
+        response = super().answer(method, request_id, params)
+        result = response.get("result")
+        if isinstance(result, dict):
+            result["resultType"] = "complete"
+            result["_meta"] = {SERVER_INFO_META: _server_info(MODERN_VERSIONS[-1])}
+        return response
+
+    def discover(self, params: JSONObject) -> JSONObject:
+        result: JSONObject = {
+            "supportedVersions": [*SUPPORTED_VERSIONS, *MODERN_VERSIONS],
+            "capabilities": {"tools": {"listChanged": False}},
+        }
+        if mcp_settings.SERVER_INSTRUCTIONS:
+            result["instructions"] = str(mcp_settings.SERVER_INSTRUCTIONS)
+        return _cacheable(result)
+
+    def tools_list(self, params: JSONObject) -> JSONObject:
+        # The list depends on the caller's permissions: private to it.
+        return _cacheable(super().tools_list(params))
+
+
+def _cacheable(result: JSONObject) -> JSONObject:
+    """Add the 2026-07-28 caching hints (server/utilities/caching)."""
+    result["ttlMs"] = int(mcp_settings.CACHE_TTL_MS)
+    result["cacheScope"] = "private"
+    return result
+
+
+def _server_info(version: str) -> JSONObject:
+    """The server's ``Implementation``: name, version and, after 2025-03-26, title."""
+    info: JSONObject = {"name": str(mcp_settings.SERVER_NAME), "version": __version__}
+    if mcp_settings.SERVER_TITLE and version != "2025-03-26":
+        info["title"] = str(mcp_settings.SERVER_TITLE)
+    return info
+
+
+def _header_value(value: str | None) -> str | None:
+    """A mirrored header's value, decoded from the Base64 sentinel form.
+
+    2026-07-28 streamable-http "Value Encoding": ``=?base64?...?=`` carries
+    the UTF-8 of a value that is not plain ASCII. ``None`` when absent or
+    undecodable.
+    """
+    if value is None:
+        return None
+    match = _BASE64_SENTINEL.fullmatch(value)
+    if match is None:
+        return value
+    try:
+        return base64.b64decode(match.group(1), validate=True).decode("utf-8")
+    except (ValueError, UnicodeDecodeError):
+        return None
 
 
 class _Notification:
@@ -465,17 +644,23 @@ def _readable_id(message: Any) -> Any:
     return None
 
 
-def _reject_modern_probe(method: str, params: JSONObject) -> None:
-    """Turn away 2026-07-28 requests so dual-era clients fall back.
+def _is_modern(message: Any, header_version: str | None) -> bool:
+    """Whether ``message`` is a 2026-07-28 request (per-request ``_meta``).
 
-    A modern request carries its version in ``_meta`` instead of
-    initializing; this server speaks only the handshake era, so it answers
-    with the versions it does speak.
+    A dual-era server chooses per request (2026-07-28 basic/versioning): the
+    version in ``_meta``, a modern ``MCP-Protocol-Version`` header or the
+    modern-only ``server/discover`` method select the stateless revision;
+    everything else is the handshake era.
     """
-    meta = params.get("_meta")
-    requested = meta.get(MODERN_VERSION_META) if isinstance(meta, Mapping) else None
-    if method == "server/discover" or requested is not None:
-        raise _unsupported(requested if isinstance(requested, str) else None)
+    if header_version in MODERN_VERSIONS:
+        return True
+    if not isinstance(message, dict):
+        return False
+    if message.get("method") == "server/discover":
+        return True
+    params = message.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return isinstance(meta, dict) and MODERN_VERSION_META in meta
 
 
 def _unsupported(requested: str | None) -> UnsupportedProtocolVersion:
@@ -484,11 +669,12 @@ def _unsupported(requested: str | None) -> UnsupportedProtocolVersion:
         if requested and len(requested) <= 32 and requested.isprintable()
         else None
     )
+    supported = [*SUPPORTED_VERSIONS, *MODERN_VERSIONS]
     return UnsupportedProtocolVersion(
         "Unsupported protocol version; this server speaks "
-        + ", ".join(SUPPORTED_VERSIONS)
-        + " (initialize first).",
-        data={"supported": list(SUPPORTED_VERSIONS), "requested": shown},
+        + ", ".join(supported)
+        + " (initialize first for the versions before 2026-07-28).",
+        data={"supported": supported, "requested": shown},
     )
 
 

@@ -13,11 +13,17 @@ bugs that live there::
         result = mcp.call_tool("contacts__create", {"email": "ada@example.com"})
         assert result["structuredContent"]["email"] == "ada@example.com"
 
+``MCPTestClient(protocol_version="2026-07-28")`` speaks the stateless
+revision instead: every request carries ``_meta`` and the mirrored
+``MCP-Protocol-Version``, ``Mcp-Method`` and ``Mcp-Name`` headers, and
+``initialize()`` runs ``server/discover``.
+
 Importing this module imports ``django.test``; use it from tests only.
 """
 
 from __future__ import annotations
 
+import base64
 import itertools
 import json
 from collections.abc import Mapping
@@ -26,6 +32,12 @@ from typing import Any
 from django.http import HttpResponse
 from django.test import Client
 from django.urls import reverse
+
+from frisian_mcp.jsonrpc import (
+    CLIENT_CAPABILITIES_META,
+    MODERN_VERSION_META,
+    MODERN_VERSIONS,
+)
 
 __all__ = ["MCPError", "MCPTestClient"]
 
@@ -50,7 +62,8 @@ class MCPTestClient:
         client: the Django test client to use (default: a new ``Client()``);
             log it in or give it headers to test as a particular user.
         path: the endpoint's path (default: ``reverse("frisian_mcp:endpoint")``).
-        protocol_version: the version to ask for in ``initialize``.
+        protocol_version: the version to ask for in ``initialize``, or a
+            2026-07-28 version to send with every request (no handshake).
         headers: extra HTTP headers sent with every request, e.g.
             ``{"Authorization": "Token ..."}``.
     """
@@ -66,7 +79,8 @@ class MCPTestClient:
         self.client = client or Client()
         self.path = path or reverse("frisian_mcp:endpoint")
         self.requested_version = protocol_version
-        self.protocol_version: str | None = None
+        self.modern = protocol_version in MODERN_VERSIONS
+        self.protocol_version: str | None = protocol_version if self.modern else None
         self.headers = dict(headers or {})
         self._ids = itertools.count(1)
 
@@ -91,9 +105,21 @@ class MCPTestClient:
             "id": next(self._ids),
             "method": method,
         }
+        headers: dict[str, str] = {}
+        if self.modern:
+            params = {**(params or {})}
+            params["_meta"] = {
+                MODERN_VERSION_META: self.requested_version,
+                CLIENT_CAPABILITIES_META: {},
+                "io.modelcontextprotocol/clientInfo": _CLIENT_INFO,
+                **params.get("_meta", {}),
+            }
+            headers["Mcp-Method"] = method
+            if method == "tools/call" and isinstance(params.get("name"), str):
+                headers["Mcp-Name"] = _header_value(params["name"])
         if params is not None:
             message["params"] = dict(params)
-        response = self.post(message)
+        response = self.post(message, headers=headers)
         payload = _decode(response)
         if not isinstance(payload, dict) or payload.get("id") != message["id"]:
             raise AssertionError(
@@ -113,13 +139,20 @@ class MCPTestClient:
         return self.post(message)
 
     def initialize(self) -> dict[str, Any]:
-        """Run the handshake: ``initialize`` then ``notifications/initialized``."""
+        """Run the handshake: ``initialize`` then ``notifications/initialized``.
+
+        In the 2026-07-28 revision there is none: this runs
+        ``server/discover`` and returns its result.
+        """
+        if self.modern:
+            discovered: dict[str, Any] = self.request("server/discover")
+            return discovered
         result: dict[str, Any] = self.request(
             "initialize",
             {
                 "protocolVersion": self.requested_version,
                 "capabilities": {},
-                "clientInfo": {"name": "frisian_mcp.testing", "version": "1"},
+                "clientInfo": _CLIENT_INFO,
             },
         )
         self.protocol_version = result["protocolVersion"]
@@ -151,6 +184,21 @@ class MCPTestClient:
             params["arguments"] = dict(arguments)
         result: dict[str, Any] = self.request("tools/call", params)
         return result
+
+
+_CLIENT_INFO = {"name": "frisian_mcp.testing", "version": "1"}
+
+
+def _header_value(value: str) -> str:
+    """``value`` as a header: as is when plain ASCII, else the Base64 sentinel."""
+    if (
+        value.isascii()
+        and value.isprintable()
+        and value == value.strip()
+        and not (value.startswith("=?base64?") and value.endswith("?="))
+    ):
+        return value
+    return "=?base64?" + base64.b64encode(value.encode("utf-8")).decode() + "?="
 
 
 def _decode(response: HttpResponse) -> Any:

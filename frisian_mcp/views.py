@@ -1,11 +1,12 @@
-"""The HTTP boundary: one Streamable HTTP endpoint (MCP 2025-11-25 basic/transports).
+"""The HTTP boundary: one Streamable HTTP endpoint for both MCP eras.
 
-Only transport rules live here: the method (POST; GET and DELETE get 405 as
-the server is stateless), the Origin check (403), Accept and Content-Type
-(406, 415), the body size (413), authentication with DRF authenticators
-(401/403), and rendering the reply as JSON or, for clients that accept only
-``text/event-stream``, as a one-event SSE stream. Everything else is
-``frisian_mcp.jsonrpc``'s.
+MCP 2025-11-25 and 2026-07-28 basic/transports. Only transport rules live
+here: the method (POST; GET and DELETE get 405 as the server is stateless),
+the Origin check (403), Accept and Content-Type (406, 415), the body size
+(413), authentication with DRF authenticators (401/403), and rendering the
+reply as JSON or, for clients that accept only ``text/event-stream``, as a
+one-event SSE stream. Everything else, including which era a request
+belongs to and its ``Mcp-*`` headers, is ``frisian_mcp.jsonrpc``'s.
 """
 
 from __future__ import annotations
@@ -132,12 +133,12 @@ class MCPView(View):
         auth_failure, context = _authenticate(request)
         if auth_failure is not None:
             return auth_failure
-        reply = jsonrpc.handle(
-            body, context, header_version=request.headers.get("MCP-Protocol-Version")
-        )
+        reply = jsonrpc.handle(body, context, headers=request.headers)
         if reply.body is None:
             return _accepted()
-        return _render(reply.status, reply.body, sse=wants_sse)
+        return _render(
+            reply.status, reply.body, sse=wants_sse, priming=not reply.modern
+        )
 
 
 def origin_allowed(origin: str, request: HttpRequest) -> bool:
@@ -256,16 +257,22 @@ def _wants_sse_only(request: HttpRequest) -> bool:
     return _SSE in types and not types & {_JSON, "*/*", "application/*"}
 
 
-def _render(status: int, body: Any, *, sse: bool = False) -> HttpResponse:
+def _render(
+    status: int, body: Any, *, sse: bool = False, priming: bool = True
+) -> HttpResponse:
     # Key order is already deterministic (schemas are built in a fixed
     # order), so tools/list is byte-identical across processes unsorted.
     data = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
     if sse and status == 200:
         # MCP 2025-11-25 basic/transports: a priming event (id, empty
-        # data) first, then the response, then the stream ends.
-        event_id = uuid.uuid4().hex
-        stream = f"id: {event_id}\ndata: \n\nevent: message\ndata: {data}\n\n"
-        return HttpResponse(stream, status=status, content_type=_SSE)
+        # data) first, then the response, then the stream ends. 2026-07-28
+        # streams are not resumable: the response alone.
+        stream = f"event: message\ndata: {data}\n\n"
+        if priming:
+            stream = f"id: {uuid.uuid4().hex}\ndata: \n\n" + stream
+        response = HttpResponse(stream, status=status, content_type=_SSE)
+        response["X-Accel-Buffering"] = "no"
+        return response
     return HttpResponse(data, status=status, content_type=_JSON)
 
 
@@ -303,7 +310,8 @@ def _add_cors_headers(response: HttpResponseBase, origin: str) -> None:
     response["Access-Control-Allow-Origin"] = origin
     response["Access-Control-Allow-Methods"] = _ALLOWED_METHODS
     response["Access-Control-Allow-Headers"] = (
-        "Authorization, Content-Type, Accept, MCP-Protocol-Version, Mcp-Session-Id, Last-Event-ID"
+        "Authorization, Content-Type, Accept, MCP-Protocol-Version, Mcp-Method, "
+        "Mcp-Name, Mcp-Session-Id, Last-Event-ID"
     )
     response["Access-Control-Expose-Headers"] = "MCP-Protocol-Version, Mcp-Session-Id"
     response["Vary"] = "Origin"

@@ -3,11 +3,13 @@
 The rest of the suite drives the view through Django's test client. This
 module proves the same behaviour holds over real HTTP for a third-party
 client: it migrates and seeds a throwaway database, serves ``demo_project``
-with gunicorn in a subprocess, and connects ``mcp.Client`` in both its modes.
-``legacy`` goes straight to ``initialize``; ``auto`` first probes
-``server/discover`` at 2026-07-28, must get -32022 and fall back to the
-handshake. Either way the client lists the contacts tools and walks one
-contact through create, retrieve, partial update, update and delete.
+with gunicorn in a subprocess, and connects ``mcp.Client`` in each of its
+modes. ``legacy`` goes straight to ``initialize`` (the handshake era);
+``auto`` probes ``server/discover`` at 2026-07-28, gets a DiscoverResult and
+stays stateless (every request carries ``_meta`` and the mirrored headers);
+``"2026-07-28"`` pins the modern revision without a probe. Each way the client
+lists the contacts tools and walks one contact through create, retrieve,
+partial update, update and delete.
 
 SQLite by default; when ``DATABASE_URL`` names PostgreSQL, the server gets its
 own database on that server, created and dropped here with psycopg.
@@ -37,7 +39,7 @@ CONTACT_TOOLS = {
 }
 #: The handshake-era versions the server speaks (``initialize`` negotiates one).
 SERVER_VERSIONS = {"2025-03-26", "2025-06-18", "2025-11-25"}
-MODES = pytest.mark.parametrize("mode", ["auto", "legacy"])
+MODES = pytest.mark.parametrize("mode", ["auto", "legacy", "2026-07-28"])
 
 
 class LiveServer:
@@ -143,8 +145,24 @@ def test_contact_lifecycle(live: LiveServer, mode: str) -> None:
     live.run(body, mode)
 
 
-def test_auto_mode_falls_back_to_handshake(live: LiveServer) -> None:
-    """``auto`` probes ``server/discover``, is refused, and runs ``initialize``."""
+def test_auto_mode_adopts_the_modern_revision(live: LiveServer) -> None:
+    """``auto`` probes ``server/discover`` and stays on 2026-07-28."""
+
+    async def body(client: Client) -> None:
+        assert client.session.initialize_result is None
+        discovered = client.session.discover_result
+        assert discovered is not None
+        assert "2026-07-28" in discovered.supported_versions
+        assert set(discovered.supported_versions) >= SERVER_VERSIONS
+        assert client.protocol_version == "2026-07-28"
+        assert client.server_info is not None
+        assert client.server_info.name == "frisian-mcp-demo"
+
+    live.run(body, "auto")
+
+
+def test_legacy_mode_runs_the_handshake(live: LiveServer) -> None:
+    """``legacy`` initializes and negotiates a handshake-era version."""
 
     async def body(client: Client) -> None:
         assert client.session.discover_result is None
@@ -155,4 +173,4 @@ def test_auto_mode_falls_back_to_handshake(live: LiveServer) -> None:
         assert client.server_info is not None
         assert client.server_info.name == "frisian-mcp-demo"
 
-    live.run(body, "auto")
+    live.run(body, "legacy")

@@ -22,6 +22,7 @@ transaction. The ``test_regression_*`` tests pin bugs the fuzzers found.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import json
 import logging
@@ -76,6 +77,10 @@ JSON = "application/json"
 ACCEPT_BOTH = "application/json, text/event-stream"
 #: HTTP status of each JSON-RPC error code that is not answered with 200.
 ERROR_STATUS = {-32700: 400, -32600: 400, -32022: 400}
+#: The same for a 2026-07-28 request: header mismatches are 400, unknown
+#: methods 404, and -32602 is 400 when ``_meta`` lacks a required field.
+MODERN_ERROR_STATUS = {**ERROR_STATUS, -32020: 400, -32601: 404}
+MODERN_VERSIONS = ("2026-07-28",)
 #: Strings an error must never contain: tracebacks, SQL, settings.
 FORBIDDEN = (
     "Traceback",
@@ -237,9 +242,10 @@ def post_raw(
     accept: str | None = ACCEPT_BOTH,
     version: str | None = "2025-11-25",
     origin: str | None = None,
+    extra_headers: dict[str, str] | None = None,
 ) -> HttpResponse:
     """POST ``body`` as is; a 500 is returned, not raised."""
-    headers: dict[str, str] = {}
+    headers: dict[str, str] = dict(extra_headers or {})
     if accept is not None:
         headers["Accept"] = accept
     if version is not None:
@@ -1042,10 +1048,34 @@ def is_client_response(message: Any) -> bool:
     )
 
 
+def is_modern(message: Any, version: str | None) -> bool:
+    """Whether the server must treat ``message`` as a 2026-07-28 request."""
+    if version in MODERN_VERSIONS:
+        return True
+    if not isinstance(message, dict):
+        return False
+    if message.get("method") == "server/discover":
+        return True
+    params = message.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return isinstance(meta, dict) and "io.modelcontextprotocol/protocolVersion" in meta
+
+
+def has_required_meta(message: dict[str, Any]) -> bool:
+    params = message.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return (
+        isinstance(meta, dict)
+        and isinstance(meta.get("io.modelcontextprotocol/protocolVersion"), str)
+        and isinstance(meta.get("io.modelcontextprotocol/clientCapabilities"), dict)
+    )
+
+
 def check_envelope_reply(
     message: Any, response: HttpResponse, version: str | None, size: int
 ) -> None:
     """The answer to one POSTed JSON value, per MCP-RULES.md and JSON-RPC 2.0."""
+    modern = is_modern(message, version)
     check_not_5xx(response)
     check_clean(response)
     status = response.status_code
@@ -1061,6 +1091,7 @@ def check_envelope_reply(
         return
     if isinstance(reply, list):
         # A 2025-03-26 batch: one response per request, none for notifications.
+        assert not modern, (message, reply)
         assert isinstance(message, list), (message, reply)
         assert message, (message, reply)
         assert status == 200
@@ -1075,7 +1106,12 @@ def check_envelope_reply(
     check_response_object(reply, request_id)
     if "error" in reply:
         code = reply["error"]["code"]
-        assert status == ERROR_STATUS.get(code, 200), (status, reply)
+        if modern and code == -32602:
+            assert status in (200, 400), (status, reply)
+        elif modern:
+            assert status == MODERN_ERROR_STATUS.get(code, 200), (status, reply)
+        else:
+            assert status == ERROR_STATUS.get(code, 200), (status, reply)
         # A short method name may be named back ("Method not found: x").
         method = message.get("method") if isinstance(message, dict) else None
         check_no_echo(reply["error"], message, frozenset(markers_in(method)))
@@ -1093,6 +1129,9 @@ def check_envelope_reply(
     if not isinstance(message, dict | list):
         assert status == 400, reply
         assert reply["error"]["code"] == -32600, reply
+        return
+    if modern:
+        check_modern_reply(message, reply, status)
         return
     if version is not None and version not in SUPPORTED_VERSIONS:
         # MCP-RULES 8: an unsupported MCP-Protocol-Version header gets 400.
@@ -1120,6 +1159,36 @@ def check_envelope_reply(
     if request_id is not None:
         # MCP-RULES 15: the error carries the request id when it is readable.
         assert reply["id"] == request_id, (message, reply)
+
+
+def check_modern_reply(message: Any, reply: Any, status: int) -> None:
+    """MCP-RULES §2: what a 2026-07-28 request that is JSON text gets."""
+    if isinstance(message, list):
+        # One message per POST: no batches.
+        assert (status, reply["error"]["code"]) == (400, -32600), reply
+        return
+    # 2026-07-28 streamable-http "Sending Messages": clients send no responses.
+    assert not is_notification(message), (message, reply)
+    if is_client_response(message):
+        assert (status, reply["error"]["code"]) == (400, -32600), reply
+        return
+    if (
+        message.get("jsonrpc") == "2.0"
+        and isinstance(message.get("method"), str)
+        and message["method"]
+        and not message["method"].startswith("notifications/")
+        and readable_id(message) is not None
+        and isinstance(message.get("params", {}), dict | None)
+    ):
+        if not has_required_meta(message):
+            # MCP-RULES §2.3: a required _meta field missing: -32602, 400.
+            assert (status, reply["error"]["code"]) == (400, -32602), reply
+        else:
+            # These bodies come without Mcp-Method: a header mismatch, or an
+            # unsupported version, before any method runs.
+            assert status == 400, reply
+            assert reply["error"]["code"] in (-32020, -32022), reply
+        assert reply["id"] == readable_id(message), reply
 
 
 @FUZZ
@@ -1193,6 +1262,111 @@ def test_near_miss_envelopes(
                 and r["result"].get("isError") is False
                 for r in replies
             ), (sent, reply)
+
+
+def header_safe(value: Any) -> str | None:
+    """``value`` as a 2026-07-28 client mirrors it (``None``: no header)."""
+    if not isinstance(value, str):
+        return None
+    if value.isascii() and value.isprintable() and value == value.strip():
+        return value
+    try:
+        encoded = value.encode("utf-8")
+    except UnicodeEncodeError:
+        return None
+    return "=?base64?" + base64.b64encode(encoded).decode() + "?="
+
+
+modern_meta = st.fixed_dictionaries(
+    {
+        "io.modelcontextprotocol/protocolVersion": st.one_of(
+            st.just("2026-07-28"), st.just("2026-07-28"), markers, st.just("2027-01-01")
+        ),
+        "io.modelcontextprotocol/clientCapabilities": st.one_of(
+            st.just({}), json_values
+        ),
+    },
+    optional={"io.modelcontextprotocol/clientInfo": json_values},
+)
+
+
+@FUZZ
+@given(
+    method=st.one_of(
+        st.sampled_from(["tools/call"] * 3 + ["tools/list"]), method_names
+    ),
+    name=tool_names,
+    arguments=json_values,
+    meta=modern_meta,
+    mirror=st.booleans(),
+)
+@example(
+    method="tools/call",
+    name="contacts__create",
+    arguments={"email": "a@example.com"},
+    meta={
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    },
+    mirror=True,
+)
+def test_modern_requests(
+    demo_data: None,
+    method: Any,
+    name: Any,
+    arguments: Any,
+    meta: dict[str, Any],
+    mirror: bool,
+) -> None:
+    """2026-07-28 requests with (mostly) faithful headers reach the methods.
+
+    Nothing but an accepted ``tools/call`` writes; statuses follow the
+    modern rules (400 for -32020/-32022/a missing ``_meta`` field, 404 for
+    an unknown method); every result carries ``resultType``.
+    """
+    message = {
+        "jsonrpc": "2.0",
+        "id": 9,
+        "method": method,
+        "params": {"name": name, "arguments": arguments, "_meta": meta},
+    }
+    version = meta["io.modelcontextprotocol/protocolVersion"]
+    headers = {}
+    if mirror:
+        for header, value in (("Mcp-Method", method), ("Mcp-Name", name)):
+            if (safe := header_safe(value)) is not None:
+                headers[header] = safe
+    with rolled_back():
+        before = row_counts()
+        body = encode(message)
+        response = post_raw(
+            body,
+            version=version if isinstance(version, str) else None,
+            extra_headers=headers,
+        )
+        check_not_5xx(response)
+        check_clean(response)
+        reply = decode_body(response)
+        status = response.status_code
+        if status == 413:
+            assert len(body) > int(mcp_settings.MAX_REQUEST_BYTES)
+            assert row_counts() == before
+            return
+        check_response_object(reply, 9)
+        if "error" in reply:
+            code = reply["error"]["code"]
+            if code == -32602:
+                assert status in (200, 400), (status, reply)
+            else:
+                assert status == MODERN_ERROR_STATUS.get(code, 200), (status, reply)
+            check_no_echo(reply["error"], message, frozenset(markers_in(method)))
+        else:
+            assert status == 200, (status, reply)
+            assert reply["result"]["resultType"] == "complete", reply
+            assert "io.modelcontextprotocol/serverInfo" in reply["result"]["_meta"]
+        if row_counts() != before:
+            assert method == "tools/call", reply
+            assert reply["result"]["isError"] is False, reply
 
 
 content_types = st.one_of(

@@ -108,38 +108,8 @@ def test_unsupported_protocol_version_header_is_400(client: Client) -> None:
         "2025-03-26",
         "2025-06-18",
         "2025-11-25",
+        "2026-07-28",
     ]
-
-
-def test_modern_discover_probe_gets_400_naming_supported_versions(
-    client: Client,
-) -> None:
-    probe = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "server/discover",
-        "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}},
-    }
-    response = raw(client, probe, **{"MCP-Protocol-Version": "2026-07-28"})
-    assert response.status_code == 400
-    error = response.json()["error"]
-    assert error["code"] == -32022
-    assert error["data"] == {
-        "supported": ["2025-03-26", "2025-06-18", "2025-11-25"],
-        "requested": "2026-07-28",
-    }
-
-
-def test_modern_meta_without_header_is_also_turned_away(client: Client) -> None:
-    request = {
-        "jsonrpc": "2.0",
-        "id": 2,
-        "method": "tools/list",
-        "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}},
-    }
-    response = raw(client, request)
-    assert response.status_code == 400
-    assert response.json()["error"]["code"] == -32022
 
 
 # -- envelopes ----------------------------------------------------------------

@@ -73,7 +73,9 @@ def test_configured_origin_is_allowed_and_gets_cors_headers(
     assert response["Access-Control-Allow-Origin"] == "http://localhost:6274"
     preflight = client.options(url, headers={"Origin": "http://localhost:6274"})
     assert preflight.status_code == 204
-    assert "MCP-Protocol-Version" in preflight["Access-Control-Allow-Headers"]
+    allowed = preflight["Access-Control-Allow-Headers"]
+    for header in ("MCP-Protocol-Version", "Mcp-Method", "Mcp-Name"):
+        assert header in allowed
 
 
 def test_origin_check_applies_to_every_method(client: Client, url: str) -> None:
