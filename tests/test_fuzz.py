@@ -1049,7 +1049,12 @@ def is_client_response(message: Any) -> bool:
 
 
 def is_modern(message: Any, version: str | None) -> bool:
-    """Whether the server must treat ``message`` as a 2026-07-28 request."""
+    """Whether the server must treat ``message`` as a 2026-07-28 request.
+
+    Written from MCP-RULES §2 on purpose rather than imported from
+    ``frisian_mcp.jsonrpc``: an oracle that calls the code under test
+    cannot catch a wrong rule in it.
+    """
     if version in MODERN_VERSIONS:
         return True
     if not isinstance(message, dict):
