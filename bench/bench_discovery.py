@@ -238,9 +238,9 @@ def _warm(requests: int, warmup: int) -> dict[str, Any]:
     from django.test import RequestFactory
 
     from frisian_mcp import jsonrpc
-    from frisian_mcp.invocation import CallContext
     from frisian_mcp.registry import get_registry
     from frisian_mcp.testing import MCPTestClient
+    from frisian_mcp.types import CallContext
 
     client = MCPTestClient(protocol_version=PROTOCOL_VERSION)
     client.initialize()
@@ -356,8 +356,8 @@ def _profile() -> dict[str, Any]:
     from django.test import RequestFactory
 
     from frisian_mcp import jsonrpc
-    from frisian_mcp.invocation import CallContext
     from frisian_mcp.registry import get_registry
+    from frisian_mcp.types import CallContext
 
     importlib.import_module("tests.urls_scale")
     _set_layout(TOOL_LAYOUT="flat")

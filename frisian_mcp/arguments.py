@@ -1,77 +1,71 @@
-"""Protocol arguments: the one table of arguments that are not serializer fields.
+"""Protocol arguments: the one table, and what each one does.
 
-A protocol argument steers the call and is stripped before the serializer
-sees the data: ``help`` (documentation instead of a call), ``mode``
-(``validate`` writes nothing), ``page``/``page_size``/``continuation_token``
-(paging), ``filters`` (the viewset's filter backends) and ``filter_keys``
-(project records onto fewer fields). Each entry says which kinds of tools it
-applies to and what its JSON Schema is. ``schema`` declares exactly these
-arguments on exactly those tools, and ``registry`` strips exactly these, so
-inputSchemas can be strict (``additionalProperties: false``) and stay in sync
-with the runtime by construction.
+A protocol argument steers a call and never reaches the serializer: ``help``,
+``mode`` (``validate`` writes nothing), ``filters``, ``page``, ``page_size``,
+``continuation_token`` and ``filter_keys``. Schemas declare exactly these
+(so they can be strict) and :func:`split` strips exactly these. Tokens, for
+list pages and for ``tools/list`` cursors, come from the one signer here.
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
+from django.core import signing
+from jsonschema import Draft202012Validator
+
 from frisian_mcp.conf import mcp_settings
+from frisian_mcp.exceptions import ToolInputError
+from frisian_mcp.types import Call, ErrorCode, JSONObject, Kind, ListState
 
 __all__ = [
-    "PROTOCOL_ARGUMENTS",
-    "ProtocolArgument",
-    "protocol_arguments_for",
+    "NAMES",
+    "BadToken",
+    "declared_for",
+    "example_arguments",
+    "finish",
+    "help_document",
+    "list_state",
+    "sign",
+    "split",
+    "unsign",
 ]
 
-#: Tool kinds: what a tool does, derived from its action and HTTP method.
-LIST = "list"
-READ = "read"
-CREATE = "create"
-UPDATE = "update"
-DELETE = "delete"
-ACTION = "action"
-ALL_KINDS = frozenset({LIST, READ, CREATE, UPDATE, DELETE, ACTION})
 
-
-@dataclass(frozen=True)
-class ProtocolArgument:
-    """One protocol argument: its name, the tool kinds it applies to, its schema.
-
-    ``build_schema`` receives the tool's context (for ``filters``: the filter
-    parameters the viewset's backends declare) and returns the property's JSON
-    Schema, or ``None`` when the argument does not apply to that tool after all.
-    """
-
-    name: str
-    kinds: frozenset[str]
-    build_schema: Callable[[Mapping[str, Any]], dict[str, Any] | None]
-
-
-def _help_schema(context: Mapping[str, Any]) -> dict[str, Any]:
+def _help(context: Mapping[str, Any]) -> JSONObject:
     return {
         "type": "boolean",
-        "description": (
-            "true: return this tool's documentation (arguments, lookups, an "
-            "example call) instead of running it."
-        ),
+        "description": "true: return this tool's documentation (arguments, "
+        "lookups, an example call) instead of running it.",
     }
 
 
-def _mode_schema(context: Mapping[str, Any]) -> dict[str, Any]:
+def _mode(context: Mapping[str, Any]) -> JSONObject:
     return {
         "type": "string",
         "enum": ["execute", "validate"],
         "default": "execute",
-        "description": (
-            '"validate": run every check and report what would be written, '
-            "writing nothing."
-        ),
+        "description": '"validate": run every check and report what would be '
+        "written, writing nothing.",
     }
 
 
-def _page_schema(context: Mapping[str, Any]) -> dict[str, Any]:
+def _filters(context: Mapping[str, Any]) -> JSONObject | None:
+    parameters = context["filters"]
+    if not parameters:
+        return None
+    return {
+        "type": "object",
+        "properties": {name: parameters[name] for name in sorted(parameters)},
+        "additionalProperties": False,
+        "description": "Filter, search and ordering parameters, applied by the "
+        "API's own filter backends. Only the keys listed here are accepted.",
+    }
+
+
+def _page(context: Mapping[str, Any]) -> JSONObject:
     return {
         "type": "integer",
         "minimum": 1,
@@ -79,46 +73,27 @@ def _page_schema(context: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _page_size_schema(context: Mapping[str, Any]) -> dict[str, Any]:
+def _page_size(context: Mapping[str, Any]) -> JSONObject:
+    top = mcp_settings.MAX_PAGE_SIZE
     return {
         "type": "integer",
         "minimum": 1,
-        "maximum": int(mcp_settings.MAX_PAGE_SIZE),
-        "description": (
-            f"Rows per page (default {int(mcp_settings.PAGE_SIZE)}, "
-            f"at most {int(mcp_settings.MAX_PAGE_SIZE)})."
-        ),
+        "maximum": top,
+        "description": f"Rows per page (default {mcp_settings.PAGE_SIZE}, at most {top}).",
     }
 
 
-def _token_schema(context: Mapping[str, Any]) -> dict[str, Any]:
+def _token(context: Mapping[str, Any]) -> JSONObject:
     return {
         "type": "string",
         "minLength": 1,
-        "description": (
-            "The next_token of a previous result: returns the next page with "
-            "the same filters."
-        ),
+        "description": "The next_token of a previous result: returns the next "
+        "page with the same filters.",
     }
 
 
-def _filters_schema(context: Mapping[str, Any]) -> dict[str, Any] | None:
-    parameters: Mapping[str, dict[str, Any]] = context.get("filter_parameters") or {}
-    if not parameters:
-        return None
-    return {
-        "type": "object",
-        "properties": {name: parameters[name] for name in sorted(parameters)},
-        "additionalProperties": False,
-        "description": (
-            "Filter, search and ordering parameters, applied by the API's own "
-            "filter backends. Only the keys listed here are accepted."
-        ),
-    }
-
-
-def _filter_keys_schema(context: Mapping[str, Any]) -> dict[str, Any] | None:
-    fields: list[str] = list(context.get("record_fields") or ())
+def _filter_keys(context: Mapping[str, Any]) -> JSONObject | None:
+    fields = list(context["record_fields"])
     if not fields:
         return None
     return {
@@ -130,29 +105,328 @@ def _filter_keys_schema(context: Mapping[str, Any]) -> dict[str, Any] | None:
     }
 
 
-#: Every protocol argument, in the order tools declare them.
-PROTOCOL_ARGUMENTS: tuple[ProtocolArgument, ...] = (
-    ProtocolArgument("help", ALL_KINDS, _help_schema),
-    ProtocolArgument("mode", frozenset({CREATE, UPDATE}), _mode_schema),
-    ProtocolArgument("filters", frozenset({LIST}), _filters_schema),
-    ProtocolArgument("page", frozenset({LIST}), _page_schema),
-    ProtocolArgument("page_size", frozenset({LIST}), _page_size_schema),
-    ProtocolArgument("continuation_token", frozenset({LIST}), _token_schema),
-    ProtocolArgument("filter_keys", frozenset({LIST, READ}), _filter_keys_schema),
+_ALL = frozenset(Kind)
+_TABLE: tuple[tuple[str, frozenset[Kind], Callable[..., JSONObject | None]], ...] = (
+    ("help", _ALL, _help),
+    ("mode", frozenset({Kind.CREATE, Kind.UPDATE}), _mode),
+    ("filters", frozenset({Kind.LIST}), _filters),
+    ("page", frozenset({Kind.LIST}), _page),
+    ("page_size", frozenset({Kind.LIST}), _page_size),
+    ("continuation_token", frozenset({Kind.LIST}), _token),
+    ("filter_keys", frozenset({Kind.LIST, Kind.READ}), _filter_keys),
 )
-
 #: Names of every protocol argument.
-PROTOCOL_ARGUMENT_NAMES = frozenset(argument.name for argument in PROTOCOL_ARGUMENTS)
+NAMES = frozenset(name for name, _, _ in _TABLE)
 
 
-def protocol_arguments_for(
-    kind: str, context: Mapping[str, Any]
-) -> dict[str, dict[str, Any]]:
-    """Return ``{name: schema}`` of the protocol arguments a tool kind takes."""
+def declared_for(
+    kind: Kind, filters: Mapping[str, Any], record_fields: tuple[str, ...]
+) -> dict[str, JSONObject]:
+    """``{name: schema}`` of the protocol arguments a tool of ``kind`` takes."""
+    context = {"filters": filters, "record_fields": record_fields}
     declared = {}
-    for argument in PROTOCOL_ARGUMENTS:
-        if kind in argument.kinds:
-            schema = argument.build_schema(context)
-            if schema is not None:
-                declared[argument.name] = schema
+    for name, kinds, build in _TABLE:
+        schema = build(context) if kind in kinds else None
+        if schema is not None:
+            declared[name] = schema
     return declared
+
+
+def split(
+    declared: tuple[str, ...], args: Mapping[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``(options, rest)``: the tool's protocol arguments and everything else."""
+    options = {k: v for k, v in args.items() if k in declared}
+    return options, {k: v for k, v in args.items() if k not in options}
+
+
+# -- the one signer --------------------------------------------------------
+
+
+class BadToken(Exception):
+    """A token that is malformed, tampered with, expired or foreign."""
+
+
+def sign(purpose: str, payload: JSONObject) -> str:
+    """An opaque, signed token holding ``payload`` for ``purpose``."""
+    return signing.dumps(payload, salt=f"frisian_mcp.{purpose}", compress=True)
+
+
+def unsign(purpose: str, token: object, max_age: int | None = None) -> JSONObject:
+    """The payload of a token :func:`sign` made for ``purpose``."""
+    if not isinstance(token, str):
+        raise BadToken("is not a token this server issued")
+    try:
+        payload = signing.loads(token, salt=f"frisian_mcp.{purpose}", max_age=max_age)
+    except signing.SignatureExpired:
+        raise BadToken("has expired; list again from the first page") from None
+    except (signing.BadSignature, ValueError):
+        raise BadToken("is not a token this server issued") from None
+    if not isinstance(payload, dict):
+        raise BadToken("is not a token this server issued")
+    return payload
+
+
+# -- list state ------------------------------------------------------------
+
+
+def list_state(tool: str, options: Mapping[str, Any], caller: str) -> ListState:
+    """Filters, page, page size and projection, from a token or the call."""
+    token = options.get("continuation_token")
+    if token is None:
+        return ListState(
+            filters=dict(options.get("filters") or {}),
+            page=options.get("page") or 1,
+            page_size=options.get("page_size") or mcp_settings.PAGE_SIZE,
+            filter_keys=options.get("filter_keys"),
+        )
+    if "page" in options:
+        raise ToolInputError(
+            "Send either page or continuation_token, not both: the token already "
+            "names the next page.",
+            code=ErrorCode.INVALID_ARGUMENT,
+            tool=tool,
+            field="page",
+        )
+    try:
+        payload = unsign(
+            "continuation_token", token, mcp_settings.CONTINUATION_TOKEN_MAX_AGE
+        )
+        state = _checked_state(payload, tool, caller)
+    except BadToken as exc:
+        raise _token_error(tool, str(exc)) from None
+    for option, value in (
+        ("filters", state.filters),
+        ("page_size", state.page_size),
+        ("filter_keys", state.filter_keys),
+    ):
+        if option in options and options[option] != value:
+            raise _token_error(
+                tool,
+                f"was issued for other {option}: send it without {option}, or "
+                "start again from page 1",
+            )
+    return state
+
+
+def _checked_state(payload: JSONObject, tool: str, caller: str) -> ListState:
+    """The list state a verified token holds, held to the same caps as a call."""
+    if payload.get("t") != tool:
+        raise BadToken("belongs to another tool")
+    if payload.get("u") != caller:
+        raise BadToken("belongs to another caller")
+    page, size = payload.get("p"), payload.get("s")
+    filters, keys = payload.get("f"), payload.get("k")
+    if not (
+        type(page) is int
+        and page >= 1
+        and type(size) is int
+        and 1 <= size <= mcp_settings.MAX_PAGE_SIZE
+        and isinstance(filters, dict)
+        and (
+            keys is None
+            or (isinstance(keys, list) and all(isinstance(k, str) for k in keys))
+        )
+    ):
+        raise BadToken("is not a token this server issued")
+    return ListState(filters=filters, page=page, page_size=size, filter_keys=keys)
+
+
+def _token_error(tool: str, reason: str) -> ToolInputError:
+    return ToolInputError(
+        f"The continuation_token {reason}.",
+        code=ErrorCode.INVALID_TOKEN,
+        tool=tool,
+        field="continuation_token",
+        hint="Pass back next_token exactly as received, to the same tool, within "
+        "its lifetime.",
+    )
+
+
+def finish(
+    tool: str, kind: Kind, call: Call, structured: JSONObject, caller: str
+) -> JSONObject:
+    """Project records onto ``filter_keys``; add a page's ``next_token``."""
+    listing = call.listing
+    keys = listing.filter_keys
+    rows = structured.get("results") if kind == Kind.LIST else None
+    if not isinstance(rows, list):
+        projected: JSONObject = _project(structured, keys)
+        return projected
+    if keys:
+        structured["results"] = [_project(row, keys) for row in rows]
+    if structured.get("has_more") is True:
+        page = int(structured.get("page", listing.page)) + 1
+        size = int(structured.get("page_size", listing.page_size))
+        payload = {"t": tool, "u": caller, "f": listing.filters, "k": keys}
+        structured["next_token"] = sign(
+            "continuation_token", {**payload, "p": page, "s": size}
+        )
+    return structured
+
+
+def _project(record: Any, keys: list[str] | None) -> Any:
+    """``record`` with only ``keys`` (anything but an object stays)."""
+    if keys and isinstance(record, dict):
+        return {key: record[key] for key in keys if key in record}
+    return record
+
+
+# -- help ------------------------------------------------------------------
+
+
+def help_document(
+    tool: str, title: str, kind: Kind, description: str, schema: Any
+) -> JSONObject:
+    """The ``help`` result: what the tool does and one valid example call."""
+    properties: Mapping[str, Any] = schema.input_schema.get("properties", {})
+    required = set(schema.input_schema.get("required", ()))
+    documented = []
+    for name, prop in properties.items():
+        if name in schema.protocol_arguments:
+            continue
+        where = (
+            "path"
+            if name in schema.path_arguments
+            else "query"
+            if name in schema.query_arguments
+            else "body"
+        )
+        entry: JSONObject = {"name": name, "required": name in required, "in": where}
+        entry.update(_summary(prop))
+        relation = schema.relations.get(name)
+        if relation is not None and relation.managed:
+            entry["lookup_keys"] = [list(key) for key in relation.lookup_sets]
+        documented.append(entry)
+    doc: JSONObject = {
+        "tool": tool,
+        "title": title,
+        "kind": kind.value,
+        "description": description,
+        "arguments": documented,
+        "example": {"name": tool, "arguments": example_arguments(schema.input_schema)},
+        "protocol_arguments": {
+            name: str(properties[name].get("description", ""))
+            for name in schema.protocol_arguments
+        },
+    }
+    if schema.filter_parameters:
+        filters = sorted(schema.filter_parameters.items())
+        doc["filters"] = {name: _summary(p) for name, p in filters}
+    if schema.record_fields:
+        doc["record_fields"] = list(schema.record_fields)
+    if (
+        kind == Kind.CREATE
+        and schema.body_argument is None
+        and not schema.path_arguments
+    ):
+        doc["bulk"] = (
+            'Create many at once: {"objects": [{...}, {...}]} as the only argument; '
+            "all are saved or none."
+        )
+    return {"help": doc}
+
+
+def example_arguments(input_schema: Mapping[str, Any]) -> JSONObject:
+    """Arguments of one call that satisfies ``input_schema``.
+
+    The required arguments (else the first field), trimmed back to the
+    required ones if an optional example does not fit.
+    """
+    properties: Mapping[str, Any] = input_schema.get("properties", {})
+    required = [n for n in input_schema.get("required", ()) if n in properties]
+    names = required or [n for n in properties if n not in NAMES][:1]
+    example = {name: example_value(properties[name]) for name in names}
+    if not Draft202012Validator(input_schema).is_valid(example):
+        example = {name: example_value(properties[name]) for name in required}
+    return example
+
+
+_EXAMPLE_STRINGS = {
+    "email": "user@example.com",
+    "uuid": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+    "date": "2026-01-31",
+    "date-time": "2026-01-31T12:00:00Z",
+    "time": "12:00:00",
+    "uri": "https://example.com/",
+    "ipv4": "192.0.2.1",
+    "ipv6": "2001:db8::1",
+    "decimal": "1.00",
+    "duration": "1 00:00:00",
+    "hostname": "example.com",
+}
+
+
+def example_value(schema: Any) -> Any:
+    """A value ``schema`` accepts, for documentation."""
+    if not isinstance(schema, Mapping):
+        return None
+    for key in ("examples", "enum"):
+        values = [v for v in schema.get(key) or () if v is not None]
+        if values:
+            return copy.deepcopy(values[0])
+    if schema.get("default") is not None:
+        return copy.deepcopy(schema["default"])
+    options = [
+        o
+        for o in schema.get("anyOf") or schema.get("oneOf") or ()
+        if isinstance(o, Mapping) and o.get("type") != "null"
+    ]
+    if options:
+        return example_value(options[0])
+    types = _types(schema)
+    type_ = next((t for t in types if t != "null"), None)
+    if type_ == "string":
+        return _example_string(schema)
+    if type_ == "integer":
+        top = schema.get("maximum", 1)
+        return max(int(schema.get("minimum", 1)), 1) if top >= 1 else int(top)
+    if type_ == "number":
+        return float(schema.get("minimum", 1.5))
+    if type_ == "boolean":
+        return True
+    if type_ == "array":
+        return [example_value(schema.get("items", {}))]
+    if type_ == "object":
+        props = schema.get("properties") or {}
+        names = list(schema.get("required") or [])
+        for option in schema.get("anyOf") or ():
+            names = names or list(option.get("required") or [])
+        names = names or list(props)[:1]
+        return {name: example_value(props.get(name, {})) for name in names}
+    return "value"
+
+
+def _example_string(schema: Mapping[str, Any]) -> str:
+    value = _EXAMPLE_STRINGS.get(str(schema.get("format")), "text")
+    if schema.get("pattern") == "^-?[0-9]+$":
+        value = "1"
+    value += "x" * max(0, int(schema.get("minLength", 0)) - len(value))
+    maximum = schema.get("maxLength")
+    return value if maximum is None else value[: int(maximum)]
+
+
+def _summary(schema: Mapping[str, Any]) -> JSONObject:
+    """Type, enum, format, bounds and description of one argument."""
+    summary: JSONObject = {}
+    types = _types(schema)
+    if types:
+        summary["type"] = types[0] if len(types) == 1 else types
+    keys = ("enum", "format", "maxLength", "minLength", "minimum", "maximum")
+    for key in (*keys, "default", "description"):
+        if key in schema:
+            summary[key] = schema[key]
+    items = schema.get("items")
+    if isinstance(items, Mapping) and _types(items):
+        item_types = _types(items)
+        summary["items"] = item_types[0] if len(item_types) == 1 else item_types
+    return summary
+
+
+def _types(schema: Mapping[str, Any]) -> list[str]:
+    type_ = schema.get("type")
+    found: list[str] = [type_] if isinstance(type_, str) else list(type_ or [])
+    for option in schema.get("anyOf") or ():
+        if isinstance(option, Mapping):
+            found.extend(t for t in _types(option) if t not in found)
+    return found

@@ -31,6 +31,7 @@ __all__ = ["check_settings", "check_tools"]
 _POSITIVE_INTS = (
     "MAX_REQUEST_BYTES",
     "MAX_JSON_DEPTH",
+    "MAX_BATCH_MESSAGES",
     "MAX_QUERY_LENGTH",
     "TOOLS_LIST_PAGE_SIZE",
     "PAGE_SIZE",
@@ -104,7 +105,7 @@ def _check_classes() -> list[checks.CheckMessage]:
     from frisian_mcp.discovery import BaseDiscoveryBackend
 
     errors: list[checks.CheckMessage] = []
-    backend = mcp_settings.DISCOVERY_BACKEND
+    backend: object = mcp_settings.DISCOVERY_BACKEND
     if not (isinstance(backend, type) and issubclass(backend, BaseDiscoveryBackend)):
         errors.append(
             checks.Error(
@@ -211,10 +212,11 @@ def check_tools(
 
     try:
         registry = ToolRegistry.from_settings()
-    except Exception as exc:
+    except Exception as exc:  # the host's URLconf may raise anything
         messages.append(
             checks.Error(
-                f"frisian_mcp could not discover the API's endpoints: {type(exc).__name__}: {exc}",
+                "frisian_mcp could not discover the API's endpoints: "
+                f"{type(exc).__name__}: {exc}",
                 hint="Check the URLconf and FRISIAN_MCP['DISCOVERY_BACKEND'].",
                 id="frisian_mcp.E008",
             )
@@ -226,6 +228,20 @@ def check_tools(
                 f"Several endpoints would be named {name!r}; frisian_mcp renamed them.",
                 hint="Give the viewsets distinct mcp_name attributes to choose the names.",
                 id="frisian_mcp.W002",
+            )
+        )
+    for tool in registry:
+        tool.schema  # noqa: B018 - building it records what fails
+    for problem in registry.problems:
+        outcome = "is left out" if problem.fatal else "has a degraded schema"
+        messages.append(
+            checks.Warning(
+                f"The tool for {problem.view}.{problem.action} {outcome}: "
+                f"{problem.error} while its schema was built: {problem.detail}",
+                hint="Fix the view, serializer or schema extension, or exclude the "
+                "tool with FRISIAN_MCP['EXCLUDE']; every other tool is served.",
+                obj=problem.view,
+                id="frisian_mcp.W003",
             )
         )
     return messages

@@ -1,15 +1,13 @@
-"""Settings: the one ``FRISIAN_MCP`` dict, its defaults, and lazy access.
+"""Settings: the one ``FRISIAN_MCP`` dict, its defaults, typed lazy access.
 
-Read every setting through ``mcp_settings.KEY``. Nothing is read at import
-time; values are looked up on first access, import strings are resolved to
-objects, and the cache is cleared on Django's ``setting_changed`` signal so
-``override_settings(FRISIAN_MCP=...)`` works in tests. ``docs/settings.md``
-documents every key (a test keeps the two in sync).
+Read every setting as ``mcp_settings.KEY``: looked up on first access (never
+at import), import strings resolved, cached, and reset on Django's
+``setting_changed`` signal. ``docs/settings.md`` documents every key.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.core.signals import setting_changed
@@ -17,6 +15,11 @@ from django.dispatch import receiver
 from django.utils.module_loading import import_string
 
 from frisian_mcp.exceptions import ConfigurationError
+
+if TYPE_CHECKING:
+    from rest_framework.authentication import BaseAuthentication
+
+    from frisian_mcp.discovery import BaseDiscoveryBackend
 
 __all__ = [
     "DEFAULTS",
@@ -96,6 +99,9 @@ DEFAULTS: dict[str, Any] = {
     # Deepest nesting of arrays and objects accepted in a request body; deeper
     # bodies are an invalid request (-32600). Example: 16.
     "MAX_JSON_DEPTH": 32,
+    # Messages in one JSON-RPC batch (2025-03-26 only); more is -32600 and
+    # nothing in the batch runs.
+    "MAX_BATCH_MESSAGES": 20,
     # Longest query string (URL-encoded, in characters) a call's filters and
     # query arguments may make; longer calls get -32602. A REST caller is
     # bounded the same way by its web server's request line. Example: 16_384.
@@ -119,32 +125,42 @@ DEFAULTS: dict[str, Any] = {
 }
 
 #: Keys whose values are dotted paths resolved to objects on access.
-IMPORT_STRINGS: frozenset[str] = frozenset(
-    {"DISCOVERY_BACKEND", "AUTHENTICATION_CLASSES"}
-)
+IMPORT_STRINGS = frozenset({"DISCOVERY_BACKEND", "AUTHENTICATION_CLASSES"})
 
 #: Keys that existed once, with the reason they are gone.
 REMOVED_SETTINGS: dict[str, str] = {}
 
 
-def _import(value: Any, key: str) -> Any:
-    """Resolve a dotted path (or a list of them) for ``key``."""
-    if value is None:
-        return None
-    if isinstance(value, list | tuple):
-        return [_import(item, key) for item in value]
-    if not isinstance(value, str):
-        return value
-    try:
-        return import_string(value)
-    except ImportError as exc:
-        raise ConfigurationError(
-            f"{SETTINGS_NAME}[{key!r}] names {value!r}, which cannot be imported: {exc}."
-        ) from exc
-
-
 class MCPSettings:
-    """Lazy, cached access to ``settings.FRISIAN_MCP`` merged over DEFAULTS."""
+    """Lazy, cached, typed access to ``settings.FRISIAN_MCP`` over DEFAULTS."""
+
+    DISCOVERY_BACKEND: type[BaseDiscoveryBackend]
+    URLCONF: str | None
+    PATH_PREFIX: str | None
+    VIEWSET_OPTIONS: dict[str, dict[str, Any]]
+    INCLUDE: list[str]
+    EXCLUDE: list[str]
+    TOOL_LAYOUT: str
+    DISPATCHER_THRESHOLD: int
+    DISPATCHER_GROUP_BY: str
+    UNMAPPED_FIELD_POLICY: str
+    SERVER_NAME: str
+    SERVER_TITLE: str | None
+    SERVER_INSTRUCTIONS: str | None
+    ALLOWED_ORIGINS: list[str]
+    REQUIRE_AUTHENTICATION: bool
+    FILTER_TOOLS_BY_PERMISSION: bool
+    AUTHENTICATION_CLASSES: list[type[BaseAuthentication]] | None
+    MAX_REQUEST_BYTES: int
+    MAX_JSON_DEPTH: int
+    MAX_BATCH_MESSAGES: int
+    MAX_QUERY_LENGTH: int
+    INPUT_ERROR_STYLE: str
+    TOOLS_LIST_PAGE_SIZE: int
+    CACHE_TTL_MS: int
+    PAGE_SIZE: int
+    MAX_PAGE_SIZE: int
+    CONTINUATION_TOKEN_MAX_AGE: int
 
     def __init__(self) -> None:
         self._cache: dict[str, Any] = {}
@@ -164,19 +180,29 @@ class MCPSettings:
     def __getattr__(self, key: str) -> Any:
         if key.startswith("_") or key not in DEFAULTS:
             raise AttributeError(f"Unknown frisian_mcp setting: {key!r}")
-        try:
-            return self._cache[key]
-        except KeyError:
-            pass
-        value = self.user_settings.get(key, DEFAULTS[key])
-        if key in IMPORT_STRINGS:
-            value = _import(value, key)
-        self._cache[key] = value
-        return value
+        if key not in self._cache:
+            value = self.user_settings.get(key, DEFAULTS[key])
+            if key in IMPORT_STRINGS and value is not None:
+                value = _import(value, key)
+            self._cache[key] = value
+        return self._cache[key]
 
     def reload(self) -> None:
         """Forget every cached value; the next access reads settings again."""
         self._cache.clear()
+
+
+def _import(value: Any, key: str) -> Any:
+    if isinstance(value, list | tuple):
+        return [_import(item, key) for item in value]
+    if not isinstance(value, str):
+        return value
+    try:
+        return import_string(value)
+    except ImportError as exc:
+        raise ConfigurationError(
+            f"{SETTINGS_NAME}[{key!r}] names {value!r}, which cannot be imported: {exc}."
+        ) from exc
 
 
 #: The settings object every module reads.

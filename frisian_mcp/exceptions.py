@@ -1,62 +1,79 @@
-"""The exception hierarchy of frisian_mcp, and nothing else.
+"""The exception tree; tool errors render their own payload.
 
 ::
 
     FrisianMCPError
-    ├── ConfigurationError (also ImproperlyConfigured)  bad setting, backend
-    │                      import, misdeclared viewset
-    ├── RegistryError      DuplicateToolName, InvalidToolName, UnsupportedViewSet
-    ├── SchemaError        a serializer field cannot be mapped (policy RAISE)
-    ├── CleanupError       a frisian_mcp_cleanup option is invalid, or a batch
-    │                      would delete more than asked
-    ├── JSONRPCError       code, message, data -> JSON-RPC error object:
-    │   │                  ParseError -32700, InvalidRequest -32600,
-    │   │                  MethodNotFound -32601, InvalidParams -32602
-    │   │                  (includes unknown tool), InternalError -32603,
-    │   │                  UnsupportedProtocolVersion -32022 (HTTP 400),
-    │   │                  HeaderMismatch -32020 (HTTP 400),
-    │   │                  MissingRequestMetadata -32602 (HTTP 400)
-    │   └── ToolInputError every argument problem (schema, nested wrapper,
-    │                      unknown key, bad FK lookup, bad token, DRF
-    │                      serializer validation) -> -32602 with error.data
-    └── ToolExecutionError the tool ran and failed (permission, not found,
-                           conflict, throttle) -> result with isError: true
+    ├── ConfigurationError (also ImproperlyConfigured)  bad setting or backend
+    ├── SchemaError        a serializer field has no mapping (policy RAISE)
+    ├── CleanupError       an invalid cleanup option, or a refused delete
+    ├── JSONRPCError       -> a JSON-RPC error object: ParseError -32700,
+    │                      InvalidRequest -32600, MethodNotFound -32601,
+    │                      InvalidParams -32602, InternalError -32603,
+    │                      HeaderMismatch -32020, UnsupportedProtocolVersion -32022
+    └── ToolError          a tools/call failure with an ErrorCode payload
+        ├── ToolInputError     the arguments: -32602 with error.data
+        └── ToolExecutionError the action ran and failed: an isError result
 
-Conversion to the wire happens only in ``frisian_mcp.jsonrpc``. No exception
-here carries a caller-supplied value unless the raiser vetted it (declared
-field names, short plain identifiers); messages are built by frisian_mcp.
+Only ``frisian_mcp.jsonrpc`` writes them to the wire. No message holds a
+caller-supplied value; key names appear only through :func:`plain_name`.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from django.core.exceptions import ImproperlyConfigured
+from django.core.exceptions import FieldError, ImproperlyConfigured
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import DatabaseError
+from rest_framework.exceptions import APIException
 
-from frisian_mcp.types import ErrorCode
+from frisian_mcp.types import ErrorCode, JSONObject
+from frisian_mcp.types import FieldError as FieldProblem
 
 __all__ = [
+    "HOST_ERRORS",
     "CleanupError",
     "ConfigurationError",
-    "DuplicateToolName",
     "FrisianMCPError",
     "HeaderMismatch",
     "InternalError",
     "InvalidParams",
     "InvalidRequest",
-    "InvalidToolName",
     "JSONRPCError",
     "MethodNotFound",
-    "MissingRequestMetadata",
     "ParseError",
-    "RegistryError",
     "SchemaError",
+    "ToolError",
     "ToolExecutionError",
     "ToolInputError",
     "UnsupportedProtocolVersion",
-    "UnsupportedViewSet",
+    "plain_name",
 ]
+
+#: What a host's view, serializer or schema extension may raise while
+#: frisian_mcp inspects it; each catch site records a warning.
+HOST_ERRORS: tuple[type[Exception], ...] = (
+    APIException,
+    AssertionError,
+    AttributeError,
+    DatabaseError,
+    DjangoValidationError,
+    FieldError,
+    ImproperlyConfigured,
+    LookupError,
+    NotImplementedError,
+    TypeError,
+    ValueError,
+)
+
+_PLAIN_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+
+
+def plain_name(key: object) -> str | None:
+    """``key`` if a caller-chosen name is safe to repeat in an error, else None."""
+    return key if isinstance(key, str) and _PLAIN_NAME.match(key) else None
 
 
 class FrisianMCPError(Exception):
@@ -65,22 +82,6 @@ class FrisianMCPError(Exception):
 
 class ConfigurationError(FrisianMCPError, ImproperlyConfigured):
     """A setting, backend import string or viewset declaration is wrong."""
-
-
-class RegistryError(FrisianMCPError):
-    """The tool registry cannot be built from what discovery found."""
-
-
-class DuplicateToolName(RegistryError):
-    """Two tools were given the same name and no rule could separate them."""
-
-
-class InvalidToolName(RegistryError):
-    """A tool name (often from ``mcp_name``) breaks ``^[A-Za-z0-9_-]{1,64}$``."""
-
-
-class UnsupportedViewSet(RegistryError):
-    """A view cannot be exposed as a tool (no serializer, unknown action...)."""
 
 
 class SchemaError(FrisianMCPError):
@@ -94,21 +95,23 @@ class CleanupError(FrisianMCPError):
 class JSONRPCError(FrisianMCPError):
     """An error that becomes a JSON-RPC error object (JSON-RPC 2.0 §5.1)."""
 
-    #: The JSON-RPC error code.
     code: ClassVar[int] = -32603
-    #: The message used when none is given.
     default_message: ClassVar[str] = "Internal error."
-    #: The HTTP status of a response that carries only this error.
-    http_status: ClassVar[int] = 200
+    #: The HTTP status of a response carrying only this error.
+    http_status: int = 200
 
-    def __init__(self, message: str | None = None, *, data: Any = None) -> None:
+    def __init__(
+        self, message: str | None = None, *, data: Any = None, http_status: int = 0
+    ) -> None:
         self.message = message or self.default_message
         self.data = data
+        if http_status:
+            self.http_status = http_status
         super().__init__(self.message)
 
 
 class ParseError(JSONRPCError):
-    """The request body is not valid JSON."""
+    """The body is not valid JSON."""
 
     code = -32700
     default_message = "Parse error: the request body is not valid JSON."
@@ -116,7 +119,7 @@ class ParseError(JSONRPCError):
 
 
 class InvalidRequest(JSONRPCError):
-    """The body is JSON but not a valid JSON-RPC 2.0 message."""
+    """The body is JSON but not a valid JSON-RPC 2.0 message (or transport)."""
 
     code = -32600
     default_message = "Invalid request: not a JSON-RPC 2.0 message."
@@ -124,14 +127,14 @@ class InvalidRequest(JSONRPCError):
 
 
 class MethodNotFound(JSONRPCError):
-    """The method does not exist or its capability was not declared."""
+    """The method does not exist in the request's protocol revision."""
 
     code = -32601
     default_message = "Method not found."
 
 
 class InvalidParams(JSONRPCError):
-    """The method's params are invalid (also an unknown tool or a bad cursor)."""
+    """The params are invalid (a bad cursor, missing 2026-07-28 ``_meta``)."""
 
     code = -32602
     default_message = "Invalid params."
@@ -141,98 +144,83 @@ class InternalError(JSONRPCError):
     """An unexpected failure; the client sees only a correlation id."""
 
     code = -32603
-    default_message = "Internal error."
     http_status = 500
 
 
 class UnsupportedProtocolVersion(JSONRPCError):
-    """The MCP-Protocol-Version header or ``_meta`` names a version not served.
-
-    The code is the 2026-07-28 ``UnsupportedProtocolVersionError``; its data
-    lists the supported versions, so a dual-era client falls back to
-    ``initialize`` (MCP 2025-11-25 basic/transports "Protocol Version
-    Header": unsupported versions get 400).
-    """
+    """The request names a protocol version not served (HTTP 400)."""
 
     code = -32022
     default_message = "Unsupported protocol version."
     http_status = 400
 
 
-class MissingRequestMetadata(InvalidParams):
-    """A 2026-07-28 request lacks a required ``_meta`` field.
-
-    MCP 2026-07-28 basic/index "_meta": such a request is malformed,
-    -32602 with HTTP 400.
-    """
-
-    http_status = 400
-
-
 class HeaderMismatch(JSONRPCError):
-    """A 2026-07-28 request's mirrored headers are missing or disagree with its body.
-
-    MCP 2026-07-28 basic/transports/streamable-http "Server Validation".
-    """
+    """A 2026-07-28 mirrored header is missing or disagrees with the body."""
 
     code = -32020
     default_message = "Header mismatch."
     http_status = 400
 
 
-class ToolInputError(InvalidParams):
-    """A ``tools/call`` argument problem the agent can fix and retry.
+class ToolError(FrisianMCPError):
+    """A ``tools/call`` failure: one sentence plus an :class:`ErrorCode` payload.
 
-    ``message`` is one actionable sentence; the other attributes become
-    ``error.data`` (or ``structuredContent.error`` under the ``tool_result``
-    error style): ``error_code`` from :class:`~frisian_mcp.types.ErrorCode`,
-    ``tool`` (a registered name, or ``None``), ``field`` or ``fields``, a
-    ``hint`` and any ``extra`` members. None of them may hold a caller value.
+    ``tool`` is a registered name or ``None``; ``field``/``fields`` name
+    declared fields (never values); ``extra`` adds members to the payload.
     """
 
+    recoverable: bool = True
+
     def __init__(
         self,
         message: str,
         *,
-        error_code: ErrorCode = ErrorCode.INVALID_ARGUMENT,
+        code: ErrorCode,
         tool: str | None = None,
         field: str | None = None,
-        fields: Sequence[Mapping[str, Any]] | None = None,
+        fields: Sequence[FieldProblem] | None = None,
         hint: str | None = None,
-        extra: Mapping[str, Any] | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.error_code = error_code
-        self.tool = tool
-        self.field = field
-        self.fields = list(fields) if fields is not None else None
-        self.hint = hint
-        self.extra = dict(extra or {})
-
-
-class ToolExecutionError(FrisianMCPError):
-    """The arguments were accepted but the action failed; an ``isError`` result."""
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        error_code: ErrorCode,
-        tool: str | None = None,
-        recoverable: bool = False,
-        status: int | None = None,
+        recoverable: bool | None = None,
         retry_after: float | None = None,
-        fields: Sequence[Mapping[str, Any]] | None = None,
-        hint: str | None = None,
         extra: Mapping[str, Any] | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
-        self.error_code = error_code
+        self.code = code
         self.tool = tool
-        self.recoverable = recoverable
-        self.status = status
-        self.retry_after = retry_after
+        self.field = field
         self.fields = list(fields) if fields is not None else None
         self.hint = hint
+        if recoverable is not None:
+            self.recoverable = recoverable
+        self.retry_after = retry_after
         self.extra = dict(extra or {})
+
+    def payload(self) -> JSONObject:
+        """``error.data`` / ``structuredContent.error``: code, message, fields."""
+        data: JSONObject = {
+            "code": self.code.value,
+            "message": self.message,
+            "tool": self.tool,
+            "recoverable": self.recoverable,
+        }
+        optional = {
+            "field": self.field,
+            "fields": self.fields,
+            "hint": self.hint,
+            "retry_after": self.retry_after,
+        }
+        data.update((k, v) for k, v in optional.items() if v is not None)
+        data.update(self.extra)
+        return data
+
+
+class ToolInputError(ToolError):
+    """An argument problem the agent can fix and retry (-32602)."""
+
+
+class ToolExecutionError(ToolError):
+    """The arguments were accepted but the action failed (``isError``)."""
+
+    recoverable = False

@@ -1,25 +1,19 @@
-"""JSON-RPC 2.0 and the MCP methods: envelopes in, responses out; no views.
+"""JSON-RPC 2.0 and the MCP methods: the only place that writes errors to the wire.
 
-:func:`handle` takes a raw request body and returns a :class:`Reply` (HTTP
-status and JSON body, or no body for 202). It validates the envelope
-(JSON-RPC 2.0 §4-5) and serves both eras of MCP on the same endpoint, chosen
-per request (MCP 2026-07-28 basic/versioning "Dual-era"):
+:func:`handle` takes a raw body and returns a :class:`Reply`. Both protocol
+eras are served on one URL, chosen per request (2026-07-28 basic/versioning
+"Dual-era"); what differs between revisions is data in :data:`REVISIONS`:
 
 - the handshake era (2025-03-26, 2025-06-18, 2025-11-25): ``initialize``
-  negotiates the version (2025-11-25 basic/lifecycle), then ``ping``,
-  ``tools/list`` and ``tools/call``, with the version in the
-  ``MCP-Protocol-Version`` header;
+  negotiates the version, then ``ping``, ``tools/list``, ``tools/call``;
 - the stateless 2026-07-28 revision: every request carries its version and
-  the client's capabilities in ``_meta`` and mirrors method, tool name and
-  version into headers; ``server/discover``, ``tools/list`` and
-  ``tools/call`` answer with ``resultType``, the server's info in ``_meta``
-  and, for lists, ``ttlMs``/``cacheScope``.
+  capabilities in ``_meta`` and mirrors method, tool name and version into
+  headers. It is checked in this order: ``_meta`` (-32602), headers
+  (-32020), version (-32022), method (-32601, HTTP 404).
 
-It is the one place where exceptions become wire errors:
-``JSONRPCError`` subclasses map to their codes, ``ToolInputError`` to -32602
-with ``error.data``, ``ToolExecutionError`` to an ``isError`` result, and
-anything else to -32603 with a correlation id (logged with its traceback,
-never shown).
+``JSONRPCError`` becomes its error object, ``ToolInputError`` -32602 with
+its payload in ``error.data``, ``ToolExecutionError`` an ``isError`` result,
+and anything else -32603 with a correlation id (logged, never shown).
 """
 
 from __future__ import annotations
@@ -34,10 +28,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from django.core import signing
-
-from frisian_mcp import __version__
+from frisian_mcp import __version__, arguments
 from frisian_mcp.conf import mcp_settings
+from frisian_mcp.discovery import TOOL_NAME_PATTERN
 from frisian_mcp.exceptions import (
     HeaderMismatch,
     InternalError,
@@ -45,62 +38,77 @@ from frisian_mcp.exceptions import (
     InvalidRequest,
     JSONRPCError,
     MethodNotFound,
-    MissingRequestMetadata,
     ParseError,
     ToolExecutionError,
     ToolInputError,
     UnsupportedProtocolVersion,
 )
-from frisian_mcp.invocation import CallContext, to_json
-from frisian_mcp.registry import TOOL_NAME_PATTERN, ToolRegistry, get_registry
-from frisian_mcp.types import CallToolResult, ErrorCode, JSONObject, JSONRPCMessage
+from frisian_mcp.registry import ToolRegistry, get_registry
+from frisian_mcp.types import CallContext, ErrorCode, JSONObject
 
 __all__ = [
-    "ASSUMED_VERSION",
-    "LATEST_VERSION",
     "MODERN_VERSIONS",
+    "REVISIONS",
     "SUPPORTED_VERSIONS",
     "Reply",
-    "error_object",
+    "Revision",
+    "error_body",
     "handle",
-    "log_internal_error",
+    "internal_error",
 ]
 
 logger = logging.getLogger("frisian_mcp")
 #: One line per ``tools/call``: tool, user id, outcome code and duration.
 call_logger = logging.getLogger("frisian_mcp.calls")
 
-#: Handshake-era protocol versions served, oldest first.
-SUPPORTED_VERSIONS: tuple[str, ...] = ("2025-03-26", "2025-06-18", "2025-11-25")
-#: The version offered when a client asks for one not served.
-LATEST_VERSION = SUPPORTED_VERSIONS[-1]
-#: The version assumed when a request carries no MCP-Protocol-Version header
-#: (MCP 2025-11-25 basic/transports "Protocol Version Header").
-ASSUMED_VERSION = "2025-03-26"
-#: Per-request (stateless) protocol versions served.
-MODERN_VERSIONS: tuple[str, ...] = ("2026-07-28",)
-#: ``_meta`` keys of a 2026-07-28 request (basic/index "_meta").
 MODERN_VERSION_META = "io.modelcontextprotocol/protocolVersion"
 CLIENT_CAPABILITIES_META = "io.modelcontextprotocol/clientCapabilities"
 SERVER_INFO_META = "io.modelcontextprotocol/serverInfo"
-#: Methods of 2026-07-28 requests; anything else is 404 with -32601.
-_MODERN_METHODS = frozenset({"server/discover", "tools/list", "tools/call"})
-_BASE64_SENTINEL = re.compile(r"=\?base64\?([A-Za-z0-9+/]*={0,2})\?=")
+_HANDSHAKE = frozenset({"initialize", "ping", "tools/list", "tools/call"})
 
-_CURSOR_SALT = "frisian_mcp.tools_list.cursor"
-_NOTIFICATION_PREFIX = "notifications/"
+
+@dataclass(frozen=True)
+class Revision:
+    """What one protocol revision changes on the wire.
+
+    ``batches``: JSON-RPC batches (2025-03-26 only); ``structured``: tool
+    titles, ``outputSchema`` and ``structuredContent`` (from 2025-06-18);
+    ``stateless``: per-request ``_meta`` and mirrored headers, results with
+    ``resultType`` and caching hints (2026-07-28).
+    """
+
+    methods: frozenset[str]
+    batches: bool = False
+    structured: bool = True
+    stateless: bool = False
+
+
+REVISIONS: dict[str, Revision] = {
+    "2025-03-26": Revision(_HANDSHAKE, batches=True, structured=False),
+    "2025-06-18": Revision(_HANDSHAKE),
+    "2025-11-25": Revision(_HANDSHAKE),
+    "2026-07-28": Revision(
+        frozenset({"server/discover", "tools/list", "tools/call"}), stateless=True
+    ),
+}
+#: Handshake-era versions, oldest first; the last is offered by default.
+SUPPORTED_VERSIONS = tuple(v for v, r in REVISIONS.items() if not r.stateless)
+#: Per-request (stateless) versions.
+MODERN_VERSIONS = tuple(v for v, r in REVISIONS.items() if r.stateless)
+#: Assumed without an MCP-Protocol-Version header (2025-11-25 basic/transports).
+ASSUMED_VERSION = "2025-03-26"
 
 
 @dataclass(frozen=True)
 class Reply:
     """An HTTP status and a JSON body (``None``: 202 Accepted, no body).
 
-    ``modern``: the answer to a 2026-07-28 request (its SSE streams are not
-    resumable, so they carry no event ids).
+    ``modern``: the answer to a 2026-07-28 request, whose SSE streams are
+    not resumable and so carry no event ids.
     """
 
     status: int
-    body: JSONRPCMessage | list[JSONRPCMessage] | None
+    body: JSONObject | list[JSONObject] | None
     modern: bool = False
 
 
@@ -108,42 +116,37 @@ def handle(
     payload: bytes,
     context: CallContext,
     *,
-    header_version: str | None = None,
     headers: Mapping[str, str] | None = None,
+    header_version: str | None = None,
     registry: Callable[[], ToolRegistry] = get_registry,
 ) -> Reply:
-    """Answer one POSTed body: a message, or a batch under 2025-03-26.
-
-    ``headers`` are the request's (case-insensitive, as Django's
-    ``request.headers``); 2026-07-28 requests are checked against them.
-    """
+    """Answer one POSTed body: a message, or a batch under 2025-03-26."""
+    headers = headers or {}
+    header_version = header_version or headers.get("MCP-Protocol-Version")
     try:
         message = _parse(payload)
+        version = _version(message, header_version)
     except JSONRPCError as exc:
-        return Reply(exc.http_status, _error_response(None, exc))
-    if headers is not None and header_version is None:
-        header_version = headers.get("MCP-Protocol-Version")
-    if _is_modern(message, header_version):
-        context.protocol_version = MODERN_VERSIONS[-1]
-        reply = _ModernHandler(context, registry, headers or {}).single(message)
-        return Reply(reply.status, reply.body, modern=True)
-    if header_version is not None and header_version not in SUPPORTED_VERSIONS:
-        unsupported = _unsupported(header_version)
-        return Reply(
-            unsupported.http_status, _error_response(_readable_id(message), unsupported)
-        )
-    context.protocol_version = header_version or ASSUMED_VERSION
-    handler = _Handler(context, registry)
+        request_id = _readable_id(message) if "message" in locals() else None
+        return Reply(exc.http_status, error_body(request_id, exc))
+    context.protocol_version = version
+    exchange = _Exchange(context, registry, headers, REVISIONS[version])
     if isinstance(message, list):
-        return handler.batch(message, explicit_version=header_version)
-    return handler.single(message)
+        return exchange.batch(message)
+    status, body = exchange.message(message)
+    return Reply(status, body, modern=exchange.revision.stateless)
 
 
-def log_internal_error(where: str) -> InternalError:
-    """Log the exception being handled under a new correlation id; return -32603.
+def error_body(request_id: Any, exc: JSONRPCError) -> JSONObject:
+    """A JSON-RPC error response for ``exc``."""
+    error: JSONObject = {"code": exc.code, "message": exc.message}
+    if exc.data is not None:
+        error["data"] = exc.data
+    return {"jsonrpc": "2.0", "id": request_id, "error": error}
 
-    The caller sees only the id; the traceback stays in the log.
-    """
+
+def internal_error(where: str) -> InternalError:
+    """Log the exception being handled under a correlation id; return -32603."""
     correlation = uuid.uuid4().hex[:16]
     logger.exception("Unhandled error %s (correlation id %s)", where, correlation)
     return InternalError(
@@ -152,145 +155,186 @@ def log_internal_error(where: str) -> InternalError:
     )
 
 
-def error_object(exc: JSONRPCError) -> JSONObject:
-    """The JSON-RPC ``error`` member for ``exc``."""
-    error: JSONObject = {"code": exc.code, "message": exc.message}
-    if isinstance(exc, ToolInputError):
-        error["data"] = _input_error_data(exc)
-    elif exc.data is not None:
-        error["data"] = exc.data
-    return error
+class _Exchange:
+    """One request body answered under one revision."""
 
-
-class _Handler:
     def __init__(
-        self, context: CallContext, registry: Callable[[], ToolRegistry]
+        self,
+        context: CallContext,
+        registry: Callable[[], ToolRegistry],
+        headers: Mapping[str, str],
+        revision: Revision,
     ) -> None:
         self.context = context
         self.registry = registry
-        self.methods: dict[str, Callable[[JSONObject], JSONObject]] = {
-            "initialize": self.initialize,
-            "ping": self.ping,
-            "tools/list": self.tools_list,
-            "tools/call": self.tools_call,
-        }
+        self.headers = headers
+        self.revision = revision
 
-    def single(self, message: Any) -> Reply:
-        response = self.respond(message)
-        if response is None:
-            return Reply(202, None)
-        return Reply(_status_of(response), response)
-
-    def batch(self, messages: list[Any], *, explicit_version: str | None) -> Reply:
-        # Batches existed only in 2025-03-26 (removed by 2025-06-18,
-        # basic/transports "Sending Messages to the Server").
-        version = explicit_version or ASSUMED_VERSION
-        if version != "2025-03-26" or not messages:
-            exc = InvalidRequest(
-                "Invalid request: batches are not supported"
-                + (" in this protocol version." if messages else " when empty.")
+    def batch(self, messages: list[Any]) -> Reply:
+        # Batches existed only in 2025-03-26 (basic/transports 2025-06-18).
+        problem = None
+        if not self.revision.batches:
+            problem = "batches are not supported in this protocol version."
+        elif not messages:
+            problem = "batches are not supported when empty."
+        elif len(messages) > mcp_settings.MAX_BATCH_MESSAGES:
+            problem = (
+                f"a batch holds at most {mcp_settings.MAX_BATCH_MESSAGES} messages."
             )
-            return Reply(exc.http_status, _error_response(None, exc))
-        if any(
+        elif any(
             isinstance(m, dict) and m.get("method") == "initialize" for m in messages
         ):
-            exc = InvalidRequest(
-                "Invalid request: initialize must not be part of a batch."
-            )
-            return Reply(exc.http_status, _error_response(None, exc))
-        responses = [r for r in (self.respond(m) for m in messages) if r is not None]
+            problem = "initialize must not be part of a batch."
+        if problem is not None:
+            exc = InvalidRequest(f"Invalid request: {problem}")
+            return Reply(exc.http_status, error_body(None, exc))
+        answers = [self.message(m)[1] for m in messages]
+        responses = [a for a in answers if a is not None]
         return Reply(200, responses) if responses else Reply(202, None)
 
-    def respond(self, message: Any) -> JSONRPCMessage | None:
-        """The response to one message, or ``None`` for notifications."""
+    def message(self, message: Any) -> tuple[int, JSONObject | None]:
+        """HTTP status and response for one message (``None``: nothing to say)."""
+        stateless = self.revision.stateless
         try:
             method, request_id, params = _envelope(message)
         except JSONRPCError as exc:
-            return _error_response(_readable_id(message), exc)
-        if method is None:
-            return None  # a response from the client: nothing to answer
-        if request_id is _NOTIFICATION:
-            # Notifications get no response, even when they fail (JSON-RPC
-            # 2.0 §4.1); the ones MCP defines need no action from a
-            # stateless server.
-            return None
-        if method != "tools/call":
-            return self.answer(method, request_id, params)
+            return (400 if stateless else exc.http_status), error_body(
+                _readable_id(message), exc
+            )
+        if request_id is _NOTIFICATION or (method is None and not stateless):
+            # Notifications and client responses need no answer (JSON-RPC
+            # 2.0 §4.1); a stateless server sends no requests to answer.
+            return 202, None
+        try:
+            if method is None:
+                raise InvalidRequest(
+                    "Invalid request: the server expects no responses."
+                )
+            if stateless:
+                self.check_modern(method, params)
+            if method not in self.revision.methods:
+                raise MethodNotFound(
+                    f"Method not found: {_safe_method(method)}.",
+                    http_status=404 if stateless else 0,
+                )
+        except JSONRPCError as exc:
+            return exc.http_status, error_body(request_id, exc)
         started = time.perf_counter()
-        response = self.answer(method, request_id, params)
-        _log_call(self.context, params, response, time.perf_counter() - started)
-        return response
+        status, response = self.answer(method, request_id, params)
+        if method == "tools/call":
+            _log_call(self.context, params, response, time.perf_counter() - started)
+        return status, response
+
+    def check_modern(self, method: str, params: JSONObject) -> None:
+        """Refuse a 2026-07-28 request whose ``_meta``, headers or version fail."""
+        meta = params.get("_meta")
+        meta = meta if isinstance(meta, dict) else {}
+        version = meta.get(MODERN_VERSION_META)
+        if not isinstance(version, str) or not isinstance(
+            meta.get(CLIENT_CAPABILITIES_META), dict
+        ):
+            raise InvalidParams(
+                "Invalid params: a 2026-07-28 request needs _meta with "
+                f"{MODERN_VERSION_META} (a string) and {CLIENT_CAPABILITIES_META} "
+                "(an object); clients of earlier versions send initialize first.",
+                http_status=400,
+            )
+        mirrored: list[tuple[str, object]] = [
+            ("MCP-Protocol-Version", version),
+            ("Mcp-Method", method),
+        ]
+        if method == "tools/call":
+            mirrored.append(("Mcp-Name", params.get("name")))
+        for header, expected in mirrored:
+            if _header_value(self.headers.get(header)) != expected:
+                raise HeaderMismatch(
+                    f"Header mismatch: the {header} header must be present and "
+                    "equal the request body's value (Base64-encoded as "
+                    "=?base64?...?= when it is not plain ASCII)."
+                )
+        if version not in MODERN_VERSIONS:
+            raise _unsupported(version)
 
     def answer(
         self, method: str, request_id: Any, params: JSONObject
-    ) -> JSONRPCMessage:
-        """The response to one request: its result or its error."""
+    ) -> tuple[int, JSONObject]:
+        """Run one method: its result, or its error, with the HTTP status."""
         try:
-            handler = self.methods.get(method)
-            if handler is None:
-                raise MethodNotFound(f"Method not found: {_safe_method(method)}.")
-            result = handler(params)
+            result = getattr(self, method.replace("/", "_"))(params)
         except ToolExecutionError as exc:
-            return {
-                "jsonrpc": "2.0",
-                "id": request_id,
-                "result": self.error_result(exc),
-            }
+            result = self.tool_result(exc.payload(), is_error=True)
         except ToolInputError as exc:
             if (
                 mcp_settings.INPUT_ERROR_STYLE == "tool_result"
                 and method == "tools/call"
             ):
-                # MCP 2025-11-25 server/tools "Error Handling" (SEP-1303):
-                # input validation errors as results the model can read.
-                result = self.input_error_result(exc)
-                return {"jsonrpc": "2.0", "id": request_id, "result": result}
-            return _error_response(request_id, exc)
+                # 2025-11-25 server/tools "Error Handling" (SEP-1303): input
+                # errors as results the model can read.
+                result = self.tool_result(exc.payload(), is_error=True)
+            else:
+                data = {k: v for k, v in exc.payload().items() if k != "message"}
+                wire = InvalidParams(exc.message, data=data)
+                return 200, error_body(request_id, wire)
         except JSONRPCError as exc:
-            return _error_response(request_id, exc)
-        except Exception:
-            internal = log_internal_error(f"in {_safe_method(method)}")
-            return _error_response(request_id, internal)
-        return {"jsonrpc": "2.0", "id": request_id, "result": result}
+            return exc.http_status, error_body(request_id, exc)
+        except Exception:  # the last resort: logged, -32603
+            internal = internal_error(f"in {_safe_method(method)}")
+            return internal.http_status, error_body(request_id, internal)
+        if self.revision.stateless:
+            result["resultType"] = "complete"
+            result["_meta"] = {SERVER_INFO_META: self.server_info()}
+        return 200, {"jsonrpc": "2.0", "id": request_id, "result": result}
 
-    # -- methods ------------------------------------------------------------
+    # -- methods (named after the JSON-RPC method, "/" as "_") ---------------
 
     def initialize(self, params: JSONObject) -> JSONObject:
         requested = params.get("protocolVersion")
         if not isinstance(requested, str):
             raise InvalidParams("Invalid params: protocolVersion must be a string.")
-        # MCP 2025-11-25 basic/lifecycle "Version Negotiation": echo a
-        # supported version, else offer the latest.
-        version = requested if requested in SUPPORTED_VERSIONS else LATEST_VERSION
+        # 2025-11-25 basic/lifecycle "Version Negotiation": echo a supported
+        # version, else offer the latest.
+        version = (
+            requested if requested in SUPPORTED_VERSIONS else SUPPORTED_VERSIONS[-1]
+        )
         self.context.protocol_version = version
+        self.revision = REVISIONS[version]
         result: JSONObject = {
             "protocolVersion": version,
             "capabilities": {"tools": {"listChanged": False}},
-            "serverInfo": _server_info(version),
+            "serverInfo": self.server_info(),
         }
         if mcp_settings.SERVER_INSTRUCTIONS:
-            result["instructions"] = str(mcp_settings.SERVER_INSTRUCTIONS)
+            result["instructions"] = mcp_settings.SERVER_INSTRUCTIONS
         return result
 
     def ping(self, params: JSONObject) -> JSONObject:
         return {}
 
+    def server_discover(self, params: JSONObject) -> JSONObject:
+        result: JSONObject = {
+            "supportedVersions": list(REVISIONS),
+            "capabilities": {"tools": {"listChanged": False}},
+        }
+        if mcp_settings.SERVER_INSTRUCTIONS:
+            result["instructions"] = mcp_settings.SERVER_INSTRUCTIONS
+        return self.cacheable(result)
+
     def tools_list(self, params: JSONObject) -> JSONObject:
-        cursor = params.get("cursor")
-        offset = _read_cursor(cursor) if cursor is not None else 0
-        size = max(1, int(mcp_settings.TOOLS_LIST_PAGE_SIZE))
+        offset = 0
+        if params.get("cursor") is not None:
+            offset = _read_cursor(params["cursor"])
+        size = max(1, mcp_settings.TOOLS_LIST_PAGE_SIZE)
         entries, following = self.registry().page(offset, size, self.context)
-        page: list[Any] = list(entries)
-        if self.context.protocol_version == "2025-03-26":
-            # title and outputSchema arrived in 2025-06-18.
-            page = [
+        tools: list[Any] = list(entries)
+        if not self.revision.structured:
+            tools = [
                 {k: v for k, v in d.items() if k not in ("title", "outputSchema")}
-                for d in page
+                for d in tools
             ]
-        result: JSONObject = {"tools": page}
+        result: JSONObject = {"tools": tools}
         if following is not None:
-            result["nextCursor"] = signing.dumps({"o": following}, salt=_CURSOR_SALT)
-        return result
+            result["nextCursor"] = arguments.sign(_CURSOR, {"o": following})
+        return self.cacheable(result)
 
     def tools_call(self, params: JSONObject) -> JSONObject:
         name = params.get("name")
@@ -298,214 +342,48 @@ class _Handler:
             raise InvalidParams(
                 "Invalid params: tools/call needs a tool name in params.name."
             )
-        arguments = params.get("arguments")
-        if arguments is None:
-            arguments = {}
-        if not isinstance(arguments, dict):
+        args = params.get("arguments")
+        if args is None:
+            args = {}
+        if not isinstance(args, dict):
             raise ToolInputError(
                 "Invalid params: arguments must be an object of named arguments.",
-                error_code=ErrorCode.INVALID_ARGUMENT,
+                code=ErrorCode.INVALID_ARGUMENT,
                 tool=name if name in self.registry() else None,
             )
-        structured = self.registry().dispatch(name, arguments, self.context)
-        return dict(self.success_result(structured))
+        structured = self.registry().dispatch(name, args, self.context)
+        return self.tool_result(structured, is_error=False)
 
-    # -- results ------------------------------------------------------------
+    # -- shaping -------------------------------------------------------------
 
-    def success_result(self, structured: JSONObject) -> CallToolResult:
-        result: CallToolResult = {
-            "content": [{"type": "text", "text": to_json(structured)}],
-            "structuredContent": structured,
-            "isError": False,
-        }
-        return self._for_version(result)
-
-    def error_result(self, exc: ToolExecutionError) -> JSONObject:
-        payload: JSONObject = {
-            "code": exc.error_code.value,
-            "message": exc.message,
-            "tool": exc.tool,
-            "recoverable": exc.recoverable,
-        }
-        if exc.retry_after is not None:
-            payload["retry_after"] = exc.retry_after
-        if exc.fields is not None:
-            payload["fields"] = exc.fields
-        if exc.hint:
-            payload["hint"] = exc.hint
-        payload.update(exc.extra)
-        structured = {"error": payload}
-        result: CallToolResult = {
-            "content": [{"type": "text", "text": to_json(structured)}],
-            "structuredContent": structured,
-            "isError": True,
-        }
-        return dict(self._for_version(result))
-
-    def input_error_result(self, exc: ToolInputError) -> JSONObject:
-        payload: JSONObject = {"message": exc.message, "recoverable": True}
-        payload.update(_input_error_data(exc))
-        structured = {"error": payload}
-        result: CallToolResult = {
-            "content": [{"type": "text", "text": to_json(structured)}],
-            "structuredContent": structured,
-            "isError": True,
-        }
-        return dict(self._for_version(result))
-
-    def _for_version(self, result: CallToolResult) -> CallToolResult:
-        if self.context.protocol_version == "2025-03-26":
-            # structuredContent arrived in 2025-06-18.
-            return {k: v for k, v in result.items() if k != "structuredContent"}  # type: ignore[return-value]
+    def tool_result(self, structured: JSONObject, *, is_error: bool) -> JSONObject:
+        """A ``CallToolResult``: the JSON as text, and as structure from 2025-06-18."""
+        if is_error:
+            structured = {"error": structured}
+        text = json.dumps(structured, ensure_ascii=False, separators=(",", ":"))
+        result: JSONObject = {"content": [{"type": "text", "text": text}]}
+        if self.revision.structured:
+            result["structuredContent"] = structured
+        result["isError"] = is_error
         return result
 
+    def cacheable(self, result: JSONObject) -> JSONObject:
+        """Add 2026-07-28 caching hints (server/utilities/caching): per caller."""
+        if self.revision.stateless:
+            result["ttlMs"] = mcp_settings.CACHE_TTL_MS
+            result["cacheScope"] = "private"
+        return result
 
-class _ModernHandler(_Handler):
-    """One 2026-07-28 request: stateless, described by its ``_meta`` and headers.
-
-    The request is checked before any method runs, in this order: its
-    required ``_meta`` fields (-32602, HTTP 400), the headers mirrored from
-    the body (-32020, HTTP 400), the version (-32022, HTTP 400), the method
-    (-32601, HTTP 404). Results then gain ``resultType`` and the server's
-    info in ``_meta``; ``tools/list`` and ``server/discover`` also carry the
-    caching hints ``ttlMs`` and ``cacheScope``.
-    """
-
-    def __init__(
-        self,
-        context: CallContext,
-        registry: Callable[[], ToolRegistry],
-        headers: Mapping[str, str],
-    ) -> None:
-        super().__init__(context, registry)
-        self.headers = headers
-        self.methods = {
-            "server/discover": self.discover,
-            "tools/list": self.tools_list,
-            "tools/call": self.tools_call,
-        }
-
-    def single(self, message: Any) -> Reply:
-        if isinstance(message, list):
-            exc = InvalidRequest(
-                "Invalid request: batches are not supported in this protocol version."
-            )
-            return Reply(exc.http_status, _error_response(None, exc))
-        try:
-            method, request_id, params = _envelope(message)
-        except JSONRPCError as exc:
-            return Reply(400, _error_response(_readable_id(message), exc))
-        if method is None:
-            # 2026-07-28 streamable-http "Sending Messages": clients MUST
-            # NOT send responses (the server sends no requests to answer).
-            unexpected = InvalidRequest(
-                "Invalid request: the server expects no responses."
-            )
-            return Reply(400, _error_response(_readable_id(message), unexpected))
-        if request_id is _NOTIFICATION:
-            return Reply(202, None)
-        try:
-            self.check_request(method, params)
-        except JSONRPCError as exc:
-            return Reply(exc.http_status, _error_response(request_id, exc))
-        if method not in _MODERN_METHODS:
-            # 2026-07-28 streamable-http "Protocol Version Header": an
-            # unimplemented method is 404 (initialize and ping included).
-            unknown = MethodNotFound(f"Method not found: {_safe_method(method)}.")
-            return Reply(404, _error_response(request_id, unknown))
-        response = self.respond(message)
-        assert response is not None  # a request, not a notification
-        return Reply(_status_of(response), response)
-
-    def check_request(self, method: str, params: JSONObject) -> None:
-        """Refuse a request whose ``_meta``, headers or version do not hold up."""
-        meta = params.get("_meta")
-        version = meta.get(MODERN_VERSION_META) if isinstance(meta, dict) else None
-        capabilities = (
-            meta.get(CLIENT_CAPABILITIES_META) if isinstance(meta, dict) else None
-        )
-        if not isinstance(version, str) or not isinstance(capabilities, dict):
-            raise MissingRequestMetadata(
-                "Invalid params: a 2026-07-28 request needs _meta with "
-                f"{MODERN_VERSION_META} (a string) and {CLIENT_CAPABILITIES_META} "
-                "(an object); clients of earlier versions send initialize first."
-            )
-        if self.headers.get("MCP-Protocol-Version") != version:
-            raise HeaderMismatch(
-                "Header mismatch: the MCP-Protocol-Version header must be present "
-                f"and equal _meta {MODERN_VERSION_META}."
-            )
-        if self.headers.get("Mcp-Method") != method:
-            raise HeaderMismatch(
-                "Header mismatch: the Mcp-Method header must be present and equal "
-                "the request's method."
-            )
-        if method == "tools/call":
-            name = _header_value(self.headers.get("Mcp-Name"))
-            if name is None or name != params.get("name"):
-                raise HeaderMismatch(
-                    "Header mismatch: the Mcp-Name header must be present and equal "
-                    "params.name (Base64-encoded as =?base64?...?= when it is not "
-                    "plain ASCII)."
-                )
-        if version not in MODERN_VERSIONS:
-            raise _unsupported(version)
-
-    def answer(
-        self, method: str, request_id: Any, params: JSONObject
-    ) -> JSONRPCMessage:
-        response = super().answer(method, request_id, params)
-        result = response.get("result")
-        if isinstance(result, dict):
-            result["resultType"] = "complete"
-            result["_meta"] = {SERVER_INFO_META: _server_info(MODERN_VERSIONS[-1])}
-        return response
-
-    def discover(self, params: JSONObject) -> JSONObject:
-        result: JSONObject = {
-            "supportedVersions": [*SUPPORTED_VERSIONS, *MODERN_VERSIONS],
-            "capabilities": {"tools": {"listChanged": False}},
-        }
-        if mcp_settings.SERVER_INSTRUCTIONS:
-            result["instructions"] = str(mcp_settings.SERVER_INSTRUCTIONS)
-        return _cacheable(result)
-
-    def tools_list(self, params: JSONObject) -> JSONObject:
-        # The list depends on the caller's permissions: private to it.
-        return _cacheable(super().tools_list(params))
+    def server_info(self) -> JSONObject:
+        info: JSONObject = {"name": mcp_settings.SERVER_NAME, "version": __version__}
+        if mcp_settings.SERVER_TITLE and self.revision.structured:
+            info["title"] = mcp_settings.SERVER_TITLE
+        return info
 
 
-def _cacheable(result: JSONObject) -> JSONObject:
-    """Add the 2026-07-28 caching hints (server/utilities/caching)."""
-    result["ttlMs"] = int(mcp_settings.CACHE_TTL_MS)
-    result["cacheScope"] = "private"
-    return result
-
-
-def _server_info(version: str) -> JSONObject:
-    """The server's ``Implementation``: name, version and, after 2025-03-26, title."""
-    info: JSONObject = {"name": str(mcp_settings.SERVER_NAME), "version": __version__}
-    if mcp_settings.SERVER_TITLE and version != "2025-03-26":
-        info["title"] = str(mcp_settings.SERVER_TITLE)
-    return info
-
-
-def _header_value(value: str | None) -> str | None:
-    """A mirrored header's value, decoded from the Base64 sentinel form.
-
-    2026-07-28 streamable-http "Value Encoding": ``=?base64?...?=`` carries
-    the UTF-8 of a value that is not plain ASCII. ``None`` when absent or
-    undecodable.
-    """
-    if value is None:
-        return None
-    match = _BASE64_SENTINEL.fullmatch(value)
-    if match is None:
-        return value
-    try:
-        return base64.b64decode(match.group(1), validate=True).decode("utf-8")
-    except (ValueError, UnicodeDecodeError):
-        return None
+_CURSOR = "tools_list_cursor"
+_BASE64_SENTINEL = re.compile(r"=\?base64\?([A-Za-z0-9+/]*={0,2})\?=")
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 
 class _Notification:
@@ -516,7 +394,8 @@ _NOTIFICATION: Any = _Notification()
 
 
 def _parse(payload: bytes) -> Any:
-    limit = int(mcp_settings.MAX_JSON_DEPTH)
+    """The decoded body: UTF-8 JSON, an object or array, not nested too deep."""
+    limit = mcp_settings.MAX_JSON_DEPTH
     too_deep = InvalidRequest(
         f"Invalid request: the body nests arrays and objects deeper than {limit} levels."
     )
@@ -529,9 +408,8 @@ def _parse(payload: bytes) -> Any:
     except (ValueError, UnicodeDecodeError) as exc:
         raise ParseError() from exc
     if _SURROGATE_ESCAPE.search(payload):
-        # Valid JSON syntax, but a lone surrogate escape is not text: no
-        # database, URL or reply could carry it. Pairs decode to one character
-        # and pass.
+        # Valid syntax, but a lone surrogate escape is not text: no database
+        # or reply could carry it. Pairs decode to one character and pass.
         try:
             json.dumps(message, ensure_ascii=False).encode("utf-8")
         except UnicodeEncodeError as exc:
@@ -545,15 +423,8 @@ def _parse(payload: bytes) -> Any:
     return message
 
 
-_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
-
-
 def _nests_deeper(value: Any, limit: int) -> bool:
-    """Whether arrays and objects nest deeper than ``limit`` levels in ``value``.
-
-    Walks the parsed value without recursion; bodies deeper than Python's
-    recursion limit never get here (``json.loads`` refuses them).
-    """
+    """Whether arrays and objects nest deeper than ``limit`` levels (no recursion)."""
     stack = [(value, 1)] if isinstance(value, dict | list) else []
     while stack:
         node, depth = stack.pop()
@@ -565,8 +436,103 @@ def _nests_deeper(value: Any, limit: int) -> bool:
     return False
 
 
+def _version(message: Any, header_version: str | None) -> str:
+    """The revision a request speaks (2026-07-28 basic/versioning "Dual-era").
+
+    A modern ``MCP-Protocol-Version`` header, ``_meta`` with a version or the
+    modern-only ``server/discover`` select the stateless revision; anything
+    else is the handshake era, 2025-03-26 without a header.
+    """
+    params = message.get("params") if isinstance(message, dict) else None
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    if (
+        header_version in MODERN_VERSIONS
+        or (isinstance(message, dict) and message.get("method") == "server/discover")
+        or (isinstance(meta, dict) and MODERN_VERSION_META in meta)
+    ):
+        return MODERN_VERSIONS[-1]
+    if header_version is None:
+        return ASSUMED_VERSION
+    if header_version not in SUPPORTED_VERSIONS:
+        raise _unsupported(header_version)
+    return header_version
+
+
+def _envelope(message: Any) -> tuple[str | None, Any, JSONObject]:
+    """Check one message; return (method, id, params) or raise."""
+    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+        raise InvalidRequest('Invalid request: "jsonrpc" must be "2.0".')
+    if "method" not in message:
+        if "id" in message and ("result" in message or "error" in message):
+            return None, _readable_id(message), {}
+        raise InvalidRequest("Invalid request: a request needs a method.")
+    method = message["method"]
+    if not isinstance(method, str) or not method:
+        raise InvalidRequest("Invalid request: method must be a non-empty string.")
+    params = message.get("params")
+    params = {} if params is None else params
+    if "id" not in message:
+        return method, _NOTIFICATION, params if isinstance(params, dict) else {}
+    request_id = message["id"]
+    if isinstance(request_id, bool) or not isinstance(request_id, str | int):
+        # 2025-11-25 basic/index "Requests": ids are strings or integers.
+        raise InvalidRequest("Invalid request: id must be a string or an integer.")
+    if method.startswith("notifications/"):
+        raise InvalidRequest("Invalid request: notifications must not carry an id.")
+    if not isinstance(params, dict):
+        raise InvalidParams("Invalid params: params must be an object.")
+    return method, request_id, params
+
+
+def _readable_id(message: Any) -> Any:
+    request_id = message.get("id") if isinstance(message, dict) else None
+    if isinstance(request_id, str | int) and not isinstance(request_id, bool):
+        return request_id
+    return None
+
+
+def _header_value(value: str | None) -> str | None:
+    """A mirrored header's value, decoded from ``=?base64?...?=`` when so sent.
+
+    2026-07-28 streamable-http "Value Encoding". ``None`` when absent or
+    undecodable.
+    """
+    match = _BASE64_SENTINEL.fullmatch(value) if value is not None else None
+    if match is None:
+        return value
+    try:
+        return base64.b64decode(match.group(1), validate=True).decode("utf-8")
+    except (ValueError, UnicodeDecodeError):
+        return None
+
+
+def _unsupported(requested: str) -> UnsupportedProtocolVersion:
+    shown = requested if len(requested) <= 32 and requested.isprintable() else None
+    return UnsupportedProtocolVersion(
+        "Unsupported protocol version; this server speaks "
+        + ", ".join(REVISIONS)
+        + " (initialize first for the versions before 2026-07-28).",
+        data={"supported": list(REVISIONS), "requested": shown},
+    )
+
+
+def _read_cursor(cursor: object) -> int:
+    if not isinstance(cursor, str):
+        raise InvalidParams("Invalid params: cursor must be a string from nextCursor.")
+    try:
+        offset = arguments.unsign(_CURSOR, cursor)["o"]
+    except (arguments.BadToken, KeyError) as exc:
+        offset = exc
+    if not isinstance(offset, int) or isinstance(offset, bool) or offset < 0:
+        raise InvalidParams(
+            "Invalid cursor: pass back a nextCursor value unchanged.",
+            data={"code": ErrorCode.INVALID_TOKEN.value},
+        )
+    return offset
+
+
 def _log_call(
-    context: CallContext, params: JSONObject, response: JSONRPCMessage, seconds: float
+    context: CallContext, params: JSONObject, response: JSONObject, seconds: float
 ) -> None:
     """Log one ``tools/call``: tool, user id, outcome code, duration; no values."""
     if not call_logger.isEnabledFor(logging.INFO):
@@ -575,162 +541,43 @@ def _log_call(
     tool = name if isinstance(name, str) and TOOL_NAME_PATTERN.fullmatch(name) else None
     user = getattr(context.user, "pk", None)
     outcome = _outcome(response)
+    milliseconds = round(seconds * 1000, 1)
     call_logger.info(
         "tools/call tool=%s user=%s outcome=%s duration_ms=%.1f",
         tool or "-",
         user if user is not None else "-",
         outcome,
-        seconds * 1000,
+        milliseconds,
         extra={
             "mcp_tool": tool,
             "mcp_user_id": user,
             "mcp_outcome": outcome,
-            "mcp_duration_ms": round(seconds * 1000, 1),
+            "mcp_duration_ms": milliseconds,
         },
     )
 
 
-def _outcome(response: Mapping[str, Any]) -> str:
+def _outcome(response: JSONObject) -> str:
     """``ok`` or the error code of a ``tools/call`` response."""
     error = response.get("error")
-    if isinstance(error, Mapping):
+    if isinstance(error, dict):
         data = error.get("data")
-        if isinstance(data, Mapping) and isinstance(data.get("code"), str):
-            return str(data["code"])
-        return str(error.get("code"))
-    result = response.get("result")
-    if isinstance(result, Mapping) and result.get("isError"):
-        structured = result.get("structuredContent")
-        if isinstance(structured, Mapping):
-            inner = structured.get("error")
-            if isinstance(inner, Mapping) and isinstance(inner.get("code"), str):
-                return str(inner["code"])
-        return "error"
-    return "ok"
-
-
-def _envelope(message: Any) -> tuple[str | None, Any, JSONObject]:
-    """Check one message; return (method, id, params) or raise InvalidRequest."""
-    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
-        raise InvalidRequest('Invalid request: "jsonrpc" must be "2.0".')
-    if "method" not in message:
-        if "id" in message and ("result" in message or "error" in message):
-            return None, message["id"], {}
-        raise InvalidRequest("Invalid request: a request needs a method.")
-    method = message["method"]
-    if not isinstance(method, str) or not method:
-        raise InvalidRequest("Invalid request: method must be a non-empty string.")
-    params = message.get("params", {})
-    if params is None:
-        params = {}
-    if "id" not in message:
-        return method, _NOTIFICATION, params if isinstance(params, dict) else {}
-    request_id = message["id"]
-    if isinstance(request_id, bool) or not isinstance(request_id, str | int):
-        # MCP 2025-11-25 basic/index "Requests": ids are strings or integers.
-        raise InvalidRequest("Invalid request: id must be a string or an integer.")
-    if method.startswith(_NOTIFICATION_PREFIX):
-        raise InvalidRequest("Invalid request: notifications must not carry an id.")
-    if not isinstance(params, dict):
-        raise InvalidParams("Invalid params: params must be an object.")
-    return method, request_id, params
-
-
-def _readable_id(message: Any) -> Any:
-    if isinstance(message, dict):
-        request_id = message.get("id")
-        if isinstance(request_id, str | int) and not isinstance(request_id, bool):
-            return request_id
-    return None
-
-
-def _is_modern(message: Any, header_version: str | None) -> bool:
-    """Whether ``message`` is a 2026-07-28 request (per-request ``_meta``).
-
-    A dual-era server chooses per request (2026-07-28 basic/versioning): the
-    version in ``_meta``, a modern ``MCP-Protocol-Version`` header or the
-    modern-only ``server/discover`` method select the stateless revision;
-    everything else is the handshake era.
-    """
-    if header_version in MODERN_VERSIONS:
-        return True
-    if not isinstance(message, dict):
-        return False
-    if message.get("method") == "server/discover":
-        return True
-    params = message.get("params")
-    meta = params.get("_meta") if isinstance(params, dict) else None
-    return isinstance(meta, dict) and MODERN_VERSION_META in meta
-
-
-def _unsupported(requested: str | None) -> UnsupportedProtocolVersion:
-    shown = (
-        requested
-        if requested and len(requested) <= 32 and requested.isprintable()
-        else None
-    )
-    supported = [*SUPPORTED_VERSIONS, *MODERN_VERSIONS]
-    return UnsupportedProtocolVersion(
-        "Unsupported protocol version; this server speaks "
-        + ", ".join(supported)
-        + " (initialize first for the versions before 2026-07-28).",
-        data={"supported": supported, "requested": shown},
-    )
-
-
-def _read_cursor(cursor: Any) -> int:
-    if not isinstance(cursor, str):
-        raise InvalidParams("Invalid params: cursor must be a string from nextCursor.")
-    try:
-        data = signing.loads(cursor, salt=_CURSOR_SALT)
-        offset = int(data["o"])
-    except (signing.BadSignature, KeyError, TypeError, ValueError) as exc:
-        raise InvalidParams(
-            "Invalid cursor: pass back a nextCursor value unchanged.",
-            data={"code": ErrorCode.INVALID_TOKEN.value},
-        ) from exc
-    if offset < 0:
-        raise InvalidParams(
-            "Invalid cursor.", data={"code": ErrorCode.INVALID_TOKEN.value}
+        return str(
+            data["code"]
+            if isinstance(data, dict) and "code" in data
+            else error.get("code")
         )
-    return offset
-
-
-def _error_response(request_id: Any, exc: JSONRPCError) -> JSONRPCMessage:
-    return {"jsonrpc": "2.0", "id": request_id, "error": error_object(exc)}
-
-
-def _input_error_data(exc: ToolInputError) -> JSONObject:
-    data: JSONObject = {"code": exc.error_code.value, "tool": exc.tool}
-    if exc.field is not None:
-        data["field"] = exc.field
-    if exc.fields is not None:
-        data["fields"] = exc.fields
-    if exc.hint:
-        data["hint"] = exc.hint
-    data.update(exc.extra)
-    return data
-
-
-def _status_of(response: JSONRPCMessage) -> int:
-    error = response.get("error")
-    if not isinstance(error, dict):
-        return 200
-    code = error.get("code")
-    for exc_class in (
-        ParseError,
-        InvalidRequest,
-        InternalError,
-        UnsupportedProtocolVersion,
-    ):
-        if code == exc_class.code:
-            return exc_class.http_status
-    return 200
+    result = response.get("result", {})
+    if not result.get("isError"):
+        return "ok"
+    payload = json.loads(result["content"][0]["text"]).get("error", {})
+    return str(payload.get("code", "error"))
 
 
 def _safe_method(method: str) -> str:
+    plain = method.replace("/", "").replace("_", "")
     return (
         method
-        if len(method) <= 64 and method.replace("/", "").replace("_", "").isalnum()
+        if len(method) <= 64 and plain.isascii() and plain.isalnum()
         else "<method>"
     )

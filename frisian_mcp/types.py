@@ -1,71 +1,261 @@
-"""Wire shapes: TypedDicts and aliases for what crosses the MCP boundary.
+"""Shared value types: error codes, the action table, endpoints, wire shapes.
 
-Nothing here does work; the shapes follow the MCP schema (2025-11-25,
-``schema.ts``) closely enough for type checking, not as a validator.
-``ErrorCode`` is the closed enum of machine-readable error codes that every
-argument error (``error.data.code``) and every failed tool result
-(``structuredContent.error.code``) carries; ``docs/errors.md`` documents it.
+Everything here is data. Modules of every layer import it; it imports no
+other frisian_mcp module.
 """
 
 from __future__ import annotations
 
 import enum
-from typing import Any, Literal, NotRequired, TypedDict
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
+
+from django.http import HttpRequest
+from rest_framework import mixins
+
+if TYPE_CHECKING:
+    from frisian_mcp.exceptions import ToolInputError
 
 __all__ = [
+    "ACTIONS",
+    "Action",
+    "Call",
+    "CallContext",
     "CallToolResult",
+    "Endpoint",
     "ErrorCode",
+    "FieldError",
     "JSONObject",
-    "JSONRPCErrorObject",
-    "JSONRPCMessage",
-    "TextContent",
+    "Kind",
+    "ListState",
     "ToolAnnotations",
     "ToolDefinition",
 ]
 
-#: A decoded JSON object. Values are left as ``Any``: JSON is recursive and the
-#: precise shape is checked at run time (jsonschema), not by the type checker.
+#: A decoded JSON object; values are checked at run time, not by mypy.
 JSONObject = dict[str, Any]
-
-#: One decoded JSON-RPC message (request, notification or response).
-JSONRPCMessage = dict[str, Any]
+#: One field problem: ``field``, ``code``, ``message`` and optional members
+#: (``index``, ``did_you_mean``, ``lookup_fields``). Never a caller value.
+FieldError = dict[str, Any]
 
 
 class ErrorCode(enum.StrEnum):
-    """Machine-readable error codes; closed: adding one is a contract change."""
+    """Machine-readable error codes (closed: docs/errors.md lists them)."""
 
-    #: An argument does not fit the tool's inputSchema (type, enum, length...).
     INVALID_ARGUMENT = "invalid_argument"
-    #: An undeclared argument holds an object: a REST-style wrapper like ``data``.
     NESTED_WRAPPER = "nested_wrapper"
-    #: An undeclared scalar or array argument, such as a typo'd field name.
     UNKNOWN_ARGUMENT = "unknown_argument"
-    #: A foreign-key value or lookup object that does not resolve to one row.
     INVALID_REFERENCE = "invalid_reference"
-    #: The project's serializer rejected the data (DRF answered 400).
     VALIDATION_FAILED = "validation_failed"
-    #: A bulk list body that is empty, holds non-objects, or targets a non-create tool.
     INVALID_BULK_BODY = "invalid_bulk_body"
-    #: A create that carries no declared field at all.
     EMPTY_WRITE = "empty_write"
-    #: A continuation token or cursor that is malformed, tampered, expired or foreign.
     INVALID_TOKEN = "invalid_token"
-    #: ``tools/call`` named a tool that does not exist (or is hidden from the caller).
     UNKNOWN_TOOL = "unknown_tool"
-    #: The caller is not authenticated and the action requires it (DRF 401).
     NOT_AUTHENTICATED = "not_authenticated"
-    #: The caller may not perform the action (DRF 403).
     PERMISSION_DENIED = "permission_denied"
-    #: The addressed object does not exist or is not visible to the caller (404).
     NOT_FOUND = "not_found"
-    #: The write conflicts with existing data (unique constraint, protected row, 409).
     CONFLICT = "conflict"
-    #: Too many calls; retry after ``retry_after`` seconds (DRF 429).
     THROTTLED = "throttled"
-    #: The view refused the request for another client-side reason (405, 406, 415...).
     REQUEST_REJECTED = "request_rejected"
-    #: Something failed on the server; the response carries a correlation id.
     INTERNAL_ERROR = "internal_error"
+
+
+class Kind(enum.StrEnum):
+    """What a tool does; decides its protocol arguments and annotations."""
+
+    LIST = "list"
+    READ = "read"
+    CREATE = "create"
+    UPDATE = "update"
+    DELETE = "delete"
+    ACTION = "action"
+
+
+@dataclass(frozen=True)
+class Action:
+    """One stock DRF action: its kind, HTTP method, mixin and wording.
+
+    ``title`` and ``lead`` are templates over ``noun``, ``plural`` and
+    ``lookup`` (the path arguments).
+    """
+
+    kind: Kind
+    method: str
+    mixin: type[Any]
+    title: str
+    lead: str
+
+
+#: The one action table: every stock action a router or generic view maps.
+ACTIONS: dict[str, Action] = {
+    "list": Action(
+        Kind.LIST,
+        "GET",
+        mixins.ListModelMixin,
+        "List {plural}",
+        "List {plural}, one page at a time (page, page_size); narrow the rows "
+        "with filters.",
+    ),
+    "retrieve": Action(
+        Kind.READ,
+        "GET",
+        mixins.RetrieveModelMixin,
+        "Get {noun}",
+        "Get one {noun} by {lookup}.",
+    ),
+    "create": Action(
+        Kind.CREATE,
+        "POST",
+        mixins.CreateModelMixin,
+        "Create {noun}",
+        "Create a {noun}. Send its fields flat, as top-level arguments.",
+    ),
+    "update": Action(
+        Kind.UPDATE,
+        "PUT",
+        mixins.UpdateModelMixin,
+        "Update {noun}",
+        "Replace a {noun} found by {lookup}: send every required field, flat, "
+        "as top-level arguments.",
+    ),
+    "partial_update": Action(
+        Kind.UPDATE,
+        "PATCH",
+        mixins.UpdateModelMixin,
+        "Partially update {noun}",
+        "Change some fields of a {noun} found by {lookup}; fields you leave out "
+        "stay as they are.",
+    ),
+    "destroy": Action(
+        Kind.DELETE,
+        "DELETE",
+        mixins.DestroyModelMixin,
+        "Delete {noun}",
+        "Delete a {noun} found by {lookup}.",
+    ),
+}
+
+METHOD_ORDER = {"GET": 0, "POST": 1, "PUT": 2, "PATCH": 3, "DELETE": 4}
+PATH_VARIABLE = re.compile(r"{([^{}]+)}")
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """One HTTP method of one URL pattern served by a DRF view.
+
+    ``path`` has its variables in braces (``/api/contacts/{pk}/``); variables
+    discovery fixed (an expanded API version) are filled in and listed in
+    ``fixed_kwargs``. ``action`` is the viewset action, or for a plain view
+    the stock action its mixin implements, else the lowercase method;
+    ``handler`` is the view method behind it when the two differ.
+    """
+
+    path: str
+    path_regex: str
+    method: str
+    callback: Callable[..., Any]
+    action: str
+    namespace: str = ""
+    url_name: str | None = None
+    fixed_kwargs: Mapping[str, str] = field(default_factory=dict)
+    handler: str = ""
+
+    @property
+    def handler_name(self) -> str:
+        """The view method that serves the endpoint."""
+        return self.handler or self.action
+
+    @property
+    def view_class(self) -> type[Any]:
+        """The DRF view class behind the callback."""
+        cls: type[Any] = self.callback.cls  # type: ignore[attr-defined]
+        return cls
+
+    @property
+    def initkwargs(self) -> dict[str, Any]:
+        """Keyword arguments ``as_view()`` received (router extras included)."""
+        return dict(getattr(self.callback, "initkwargs", {}))
+
+    @property
+    def actions(self) -> dict[str, str] | None:
+        """The viewset's method-to-action map, or ``None`` for a plain view."""
+        actions = getattr(self.callback, "actions", None)
+        return dict(actions) if actions is not None else None
+
+    @property
+    def kind(self) -> Kind:
+        """The tool kind of the endpoint's action."""
+        action = ACTIONS.get(self.action)
+        return action.kind if action is not None else Kind.ACTION
+
+    @property
+    def path_variables(self) -> tuple[str, ...]:
+        """Names of the URL variables still open in ``path``, in order."""
+        return tuple(PATH_VARIABLE.findall(self.path))
+
+    @property
+    def sort_key(self) -> tuple[str, int, str]:
+        """Deterministic order: path, then method, then action."""
+        return (self.path, METHOD_ORDER.get(self.method, 9), self.action)
+
+
+@dataclass
+class CallContext:
+    """Who calls, over which HTTP request, in which protocol version.
+
+    ``user``/``auth`` come from the endpoint's DRF authenticators,
+    ``authenticator`` is the one that recognised the caller and
+    ``session_user`` what Django's middleware found before.
+    """
+
+    request: HttpRequest
+    user: Any
+    auth: Any = None
+    authenticator: Any = None
+    session_user: Any = None
+    protocol_version: str = "2025-03-26"
+
+    @property
+    def is_authenticated(self) -> bool:
+        """Whether an authenticator recognised the caller."""
+        return bool(getattr(self.user, "is_authenticated", False))
+
+    @property
+    def caller(self) -> str:
+        """A stable id of the caller (tokens and caches are bound to it)."""
+        if self.is_authenticated:
+            return f"user:{self.user.pk}"
+        return "anonymous"
+
+
+@dataclass(frozen=True)
+class ListState:
+    """Where a list call is: its filters, page, page size and projection."""
+
+    filters: dict[str, Any] = field(default_factory=dict)
+    page: int = 1
+    page_size: int = 50
+    filter_keys: list[str] | None = None
+
+
+@dataclass
+class Call:
+    """A checked ``tools/call``, split into the parts of an HTTP request.
+
+    ``body`` is one object, or a list of them when ``bulk``. ``error`` is an
+    argument problem to report once the caller passed the view's access
+    checks (DRF checks permissions before it reads a body).
+    """
+
+    path_kwargs: dict[str, str] = field(default_factory=dict)
+    query: list[tuple[str, str]] = field(default_factory=list)
+    body: Any = None
+    bulk: bool = False
+    validate_only: bool = False
+    listing: ListState = field(default_factory=ListState)
+    error: ToolInputError | None = None
 
 
 class TextContent(TypedDict):
@@ -79,12 +269,12 @@ class CallToolResult(TypedDict):
     """The ``result`` of a ``tools/call`` request."""
 
     content: list[TextContent]
-    structuredContent: JSONObject
+    structuredContent: NotRequired[JSONObject]
     isError: bool
 
 
 class ToolAnnotations(TypedDict, total=False):
-    """Behaviour hints of a tool (MCP 2025-11-25, ``ToolAnnotations``)."""
+    """Behaviour hints (MCP 2025-11-25 ``ToolAnnotations``)."""
 
     title: str
     readOnlyHint: bool
@@ -102,11 +292,3 @@ class ToolDefinition(TypedDict):
     inputSchema: JSONObject
     outputSchema: NotRequired[JSONObject]
     annotations: ToolAnnotations
-
-
-class JSONRPCErrorObject(TypedDict):
-    """The ``error`` member of a JSON-RPC 2.0 error response."""
-
-    code: int
-    message: str
-    data: NotRequired[Any]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 from django.core.exceptions import SuspiciousOperation
@@ -28,7 +28,7 @@ from rest_framework.settings import api_settings
 from frisian_mcp import jsonrpc
 from frisian_mcp.conf import mcp_settings
 from frisian_mcp.exceptions import InvalidRequest, JSONRPCError
-from frisian_mcp.invocation import CallContext
+from frisian_mcp.types import CallContext
 
 __all__ = ["MCPView"]
 
@@ -59,8 +59,8 @@ class MCPView(View):
             # What Django itself answers with 400 (too many query fields, a
             # bad Host...), without its HTML page.
             return _error(400, InvalidRequest("Bad request: the request is malformed."))
-        except Exception:
-            return _error(500, jsonrpc.log_internal_error("at the MCP endpoint"))
+        except Exception:  # the last resort: logged, -32603
+            return _error(500, jsonrpc.internal_error("at the MCP endpoint"))
 
     def _dispatch(
         self, request: HttpRequest, *args: Any, **kwargs: Any
@@ -151,7 +151,7 @@ def origin_allowed(origin: str, request: HttpRequest) -> bool:
         return False
     try:
         own_host = request.get_host()
-    except Exception:
+    except SuspiciousOperation:  # DisallowedHost
         return False
     return parts.scheme == request.scheme and parts.netloc.lower() == own_host.lower()
 
@@ -164,7 +164,7 @@ def _authenticate(request: HttpRequest) -> tuple[HttpResponse | None, CallContex
     """
     classes = mcp_settings.AUTHENTICATION_CLASSES
     if classes is None:
-        classes = api_settings.DEFAULT_AUTHENTICATION_CLASSES
+        classes = cast(list[type[Any]], api_settings.DEFAULT_AUTHENTICATION_CLASSES)
     authenticators = [cls() for cls in classes]
     # DRF's Request replaces request.user with the caller it authenticates;
     # keep the middleware's (lazy, session-based) user for views that do not
@@ -277,9 +277,7 @@ def _render(
 
 
 def _error(status: int, exc: JSONRPCError) -> HttpResponse:
-    return _render(
-        status, {"jsonrpc": "2.0", "id": None, "error": jsonrpc.error_object(exc)}
-    )
+    return _render(status, jsonrpc.error_body(None, exc))
 
 
 def _too_large(limit: int) -> HttpResponse:

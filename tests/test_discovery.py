@@ -99,7 +99,7 @@ def test_base_backend_must_be_implemented() -> None:
 
 
 def test_long_names_are_shortened_with_a_stable_hash() -> None:
-    from frisian_mcp.registry.tools import assign_names
+    from frisian_mcp.discovery import assign_names
 
     endpoint = next(iter(ToolRegistry.from_settings())).endpoint
     long_name = "a" * 80 + "__create"
@@ -112,7 +112,7 @@ def test_long_names_are_shortened_with_a_stable_hash() -> None:
 
 
 def test_clashing_names_are_separated_and_reported() -> None:
-    from frisian_mcp.registry.tools import assign_names
+    from frisian_mcp.discovery import assign_names
 
     endpoints = [t.endpoint for t in ToolRegistry.from_settings()][:2]
     names, clashes = assign_names([("same", endpoints[0]), ("same", endpoints[1])])

@@ -1616,9 +1616,7 @@ def test_regression_lone_surrogate_in_arguments(
 ) -> None:
     """Found by ``test_tool_arguments``: a string with a lone surrogate.
 
-    It reaches ``to_json(call.body).encode()`` in
-    ``frisian_mcp.invocation.requests.build_request`` (or the database
-    driver) and ends as -32603 with HTTP 500. It is not text: the call must
+    It reached the encoding of the request body (or the database driver) and ends as -32603 with HTTP 500. It is not text: the call must
     be refused as bad input, writing nothing.
     """
     before = row_counts()

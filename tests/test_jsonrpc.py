@@ -274,6 +274,38 @@ def test_empty_batch_is_invalid(client: Client) -> None:
     assert raw(client, [], **{"MCP-Protocol-Version": "2025-03-26"}).status_code == 400
 
 
+@pytest.mark.django_db
+@override_settings(
+    FRISIAN_MCP={"REQUIRE_AUTHENTICATION": False, "MAX_BATCH_MESSAGES": 3}
+)
+@pytest.mark.parametrize(("size", "runs"), [(3, True), (4, False)])
+def test_batch_over_the_cap_runs_nothing(client: Client, size: int, runs: bool) -> None:
+    from demo_project.contacts.models import Contact
+
+    batch = [
+        {
+            "jsonrpc": "2.0",
+            "id": i,
+            "method": "tools/call",
+            "params": {
+                "name": "contacts__create",
+                "arguments": {"email": f"b{i}@example.com"},
+            },
+        }
+        for i in range(size)
+    ]
+    response = raw(client, batch, **{"MCP-Protocol-Version": "2025-03-26"})
+    if runs:
+        assert response.status_code == 200
+        assert Contact.objects.count() == size
+        return
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == -32600
+    assert "at most 3 messages" in error["message"]
+    assert not Contact.objects.exists()
+
+
 # -- tools/list ---------------------------------------------------------------
 
 
@@ -377,12 +409,12 @@ def test_arguments_must_be_an_object(mcp: MCPTestClient) -> None:
 def test_unexpected_exception_is_internal_error_without_internals(
     mcp: MCPTestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from frisian_mcp.registry import core
+    from frisian_mcp import invocation
 
     def explode(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("SECRET-internal-detail /etc/passwd")
 
-    monkeypatch.setattr(core, "invoke", explode)
+    monkeypatch.setattr(invocation, "run", explode)
     response = mcp.post(
         {
             "jsonrpc": "2.0",

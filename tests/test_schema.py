@@ -36,8 +36,7 @@ def input_schema(
         callback=view.as_view(),
         action=action,
     )
-    kind = "create" if method == "POST" else "update"
-    schema = SchemaBuilder().build(endpoint, kind, "^/")
+    schema = SchemaBuilder().build(endpoint, "^/")
     assert schema is not None
     return schema.input_schema
 

@@ -28,9 +28,11 @@ from django.db import models
 from django.utils import timezone
 from rest_framework import serializers
 
-from frisian_mcp import arguments
 from frisian_mcp.exceptions import CleanupError
-from frisian_mcp.registry import Tool, get_registry
+from frisian_mcp.registry import get_registry
+from frisian_mcp.schema import make_view
+from frisian_mcp.tools import Tool
+from frisian_mcp.types import Kind
 
 __all__ = [
     "FieldCheck",
@@ -268,7 +270,7 @@ def build_plans(labels: Sequence[str] = ()) -> list[ModelPlan]:
         if model is None:
             continue
         writers = exposed.setdefault(model._meta.concrete_model or model, [])
-        if tool.kind == arguments.CREATE and tool.schema is not None:
+        if tool.kind == Kind.CREATE and tool.schema is not None:
             writers.append(_create_serializer(tool))
     names = ", ".join(sorted(m._meta.label for m in exposed)) or "none"
     chosen: list[type[models.Model]] = []
@@ -296,7 +298,7 @@ def _skipped(plan: ModelPlan, reason: str) -> ModelPlan:
 
 def _create_serializer(tool: Tool) -> Any:
     """The serializer a create tool writes with, on the schema builder's view."""
-    view: Any = tool.builder.make_view(tool.endpoint)
+    view: Any = make_view(tool.endpoint)
     return view.get_serializer()
 
 

@@ -1,10 +1,9 @@
 """``python manage.py frisian_mcp_tools``: print the MCP tool surface.
 
 Operators inspect what agents see, and diff it in CI (the JSON output is
-deterministic: sorted keys, stable order). Building the list also builds
-every tool's schema, so the command fails (exit 1) when discovery or any
-schema does, and warms this process's discovery cache (each worker process
-keeps its own; there is no shared cache to fill).
+deterministic: sorted keys, stable order). Building the list builds every
+tool's schema: a tool whose schema fails is left out and named on stderr
+(as ``manage.py check`` warns, W003); only a failed discovery exits 1.
 """
 
 from __future__ import annotations
@@ -50,12 +49,19 @@ class Command(BaseCommand):
         started = time.perf_counter()
         try:
             registry = get_registry()
-            flat = [tool.definition() for tool in registry]
-            definitions = registry.definitions(layout)
-        except Exception as exc:
+        except Exception as exc:  # the host's URLconf may raise anything
             raise CommandError(
                 f"Discovery failed: {type(exc).__name__}: {exc}"
             ) from exc
+        flat = [tool.definition() for tool in registry]
+        definitions = registry.definitions(layout)
+        for problem in registry.problems:
+            self.stderr.write(
+                f"Left out {problem.view}.{problem.action}: {problem.error}: "
+                f"{problem.detail}"
+                if problem.fatal
+                else f"Degraded {problem.view}.{problem.action}: {problem.error}"
+            )
         elapsed = time.perf_counter() - started
         if options["tool"]:
             self._print_one(options["tool"], flat, definitions)

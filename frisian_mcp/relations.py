@@ -1,21 +1,9 @@
 """Relations: serializer fields that point at other rows, and their schemas.
 
-A related field is described as "an id, or a lookup object" (DESIGN.md §4):
-the id is what the field itself accepts (an integer or numeric string for
-integer keys, a UUID, a slug, a URL), the lookup object names one row by a
-unique field or a complete unique-together set of the related model. Three
-classes of fields are told apart:
-
-* **managed**: DRF's own ``PrimaryKeyRelatedField``, ``SlugRelatedField`` and
-  ``HyperlinkedRelatedField`` (and subclasses that keep their
-  ``to_internal_value``). frisian_mcp resolves lookup objects to the value the
-  field expects before the serializer runs.
-* **native**: fields that accept lookup objects themselves: related fields
-  with their own ``to_internal_value`` and nested model serializers that
-  override it (NetBox-style ``{"site": {"name": "hq-1"}}``). Values pass
-  through untouched; the schema accepts an id or any non-empty subset of the
-  nested serializer's fields.
-* everything else is not a relation.
+A related argument is "an id, or a lookup object" naming one row by a unique
+field or unique-together set (DESIGN.md §4). DRF's own related fields are
+*managed* (lookups resolved by ``frisian_mcp.references``); fields that
+resolve lookup objects themselves are *native* and pass through untouched.
 """
 
 from __future__ import annotations

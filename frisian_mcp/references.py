@@ -1,28 +1,28 @@
-"""Foreign-key normalization: resolve lookup objects to the ids fields expect.
+"""Foreign-key references: lookup objects resolved to what the field accepts.
 
-A related argument may be an id or a lookup object such as
-``{"site": {"name": "hq-1"}}`` (DESIGN.md §4). For DRF's own related fields
-the object is resolved here, through the serializer field's own
-``get_queryset()`` (so per-user scoping holds), using only unique keys of the
-related model (so the lookup is no data-probing oracle), and replaced with
-what the field accepts (``field.to_representation(obj)``: a pk, a slug or a
-URL). Fields that resolve lookups themselves (``Relation.kind == "native"``)
-are left alone. Errors name the lookup keys, never their values.
+A related argument may be an id or a lookup object (``{"site": {"name":
+"hq-1"}}``, DESIGN.md §4). For managed relations the object is resolved
+through the serializer field's own ``get_queryset()`` (per-user scoping
+holds), on unique keys only (no data-probing oracle), and replaced with
+``field.to_representation(obj)``. Errors name lookup keys, never values.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Model
 
-from frisian_mcp.exceptions import ToolInputError
-from frisian_mcp.schema import Relation, ToolSchema
-from frisian_mcp.types import ErrorCode
+from frisian_mcp.exceptions import HOST_ERRORS, ToolInputError
+from frisian_mcp.relations import Relation
+from frisian_mcp.types import ErrorCode, FieldError
 
-__all__ = ["has_lookup_objects", "reference_error", "resolve_references"]
+if TYPE_CHECKING:
+    from frisian_mcp.schema import ToolSchema
+
+__all__ = ["has_lookup_objects", "resolve", "restate"]
 
 
 def has_lookup_objects(schema: ToolSchema, items: list[dict[str, Any]]) -> bool:
@@ -34,7 +34,7 @@ def has_lookup_objects(schema: ToolSchema, items: list[dict[str, Any]]) -> bool:
     return False
 
 
-def resolve_references(
+def resolve(
     tool: str,
     schema: ToolSchema,
     items: list[dict[str, Any]],
@@ -79,10 +79,10 @@ def resolve_references(
                 except _LookupProblem as problem:
                     problems.append(_problem(where, name, str(problem), relation))
     if problems:
-        raise reference_error(tool, problems)
+        raise _reference_error(tool, problems)
 
 
-def reference_error(tool: str, problems: list[dict[str, Any]]) -> ToolInputError:
+def _reference_error(tool: str, problems: list[dict[str, Any]]) -> ToolInputError:
     """The ``invalid_reference`` error for ``problems``."""
     first = problems[0]
     where = f"item {first['index']}, " if first.get("index") is not None else ""
@@ -91,12 +91,42 @@ def reference_error(tool: str, problems: list[dict[str, Any]]) -> ToolInputError
         message += f" (and {len(problems) - 1} more reference problem{'s' if len(problems) > 2 else ''})"
     return ToolInputError(
         message,
-        error_code=ErrorCode.INVALID_REFERENCE,
+        code=ErrorCode.INVALID_REFERENCE,
         tool=tool,
         field=first["field"],
         fields=problems,
         hint="Refer to related objects by id, or by an object holding one of the listed lookup keys.",
     )
+
+
+def restate(schema: ToolSchema, problems: list[FieldError]) -> list[FieldError]:
+    """Schema problems of related arguments, restated as reference problems.
+
+    A lookup on a non-unique field or of the wrong shape fails the schema;
+    the agent needs the lookup keys that exist, not "matches no form".
+    """
+    result: dict[tuple[str, str], FieldError] = {}
+    for problem in problems:
+        root = problem["field"].replace("[", ".").split(".", 1)[0]
+        relation = schema.relations.get(root)
+        if relation is not None and relation.managed and problem["code"] != "required":
+            lookups = relation.describe_lookups()
+            field = (
+                root if problem["field"].startswith(root + ".") else problem["field"]
+            )
+            problem = {
+                "field": field,
+                "code": "invalid_reference",
+                "message": "must be an id"
+                + (
+                    f" or an object with one of these lookup keys: {lookups}"
+                    if lookups
+                    else ""
+                ),
+                "lookup_fields": list(relation.lookup_fields),
+            }
+        result.setdefault((problem["field"], problem["code"]), problem)
+    return list(result.values())
 
 
 class _LookupProblem(Exception):
@@ -119,7 +149,7 @@ def _resolve(relation: Relation, field: Any, lookup: Mapping[str, Any]) -> Any:
         raise _LookupProblem(f"needs a complete lookup key: one of {allowed}")
     try:
         queryset = field.get_queryset()
-    except Exception:  # a field without a usable queryset
+    except HOST_ERRORS:  # a field without a usable queryset
         raise _LookupProblem("cannot be looked up here; send its id") from None
     if queryset is None:
         raise _LookupProblem("cannot be looked up here; send its id")

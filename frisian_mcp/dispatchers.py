@@ -1,24 +1,21 @@
 """Dispatcher tools: one tool per group of resources, for large APIs.
 
-With hundreds of viewsets, one tool per action drowns an agent's context. A
-dispatcher tool stands for a group (an app, a URL namespace or a path
-segment) and routes ``{"resource": ..., "action": ..., ...}`` to the flat tool
-it names. Every argument but ``resource`` and ``action`` is forwarded to that
-tool's own ``dispatch``, where all guards run: a REST-style ``data`` wrapper
-sent to a dispatcher is refused exactly as it is by the flat tool, and no
-argument is ever dropped (ADR 0002).
+A dispatcher stands for a group (an app, a URL namespace or a path segment)
+and routes ``{"resource", "action", ...}`` to the flat tool it names. Every
+other argument is forwarded untouched, so the flat tool's guards see it: a
+``data`` wrapper sent to a dispatcher is refused as it is by the flat tool.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from frisian_mcp.conf import mcp_settings
-from frisian_mcp.discovery import viewset_option
+from frisian_mcp.discovery import valid_name, viewset_option
 from frisian_mcp.exceptions import ToolInputError
-from frisian_mcp.registry.tools import Tool, valid_name
+from frisian_mcp.tools import Tool
 from frisian_mcp.types import ErrorCode, JSONObject, ToolDefinition
 
 __all__ = ["DispatcherTool", "build_dispatchers"]
@@ -114,34 +111,26 @@ class DispatcherTool:
             text += f" Other actions: {'; '.join(extra)}."
         return text
 
-    def dispatch(
-        self,
-        arguments: Mapping[str, Any],
-        run: Callable[[str, dict[str, Any]], JSONObject],
-    ) -> JSONObject:
-        """Route a call; ``run(tool_name, arguments)`` runs the flat tool."""
+    def route(self, arguments: Mapping[str, Any]) -> tuple[str | None, JSONObject]:
+        """``(flat tool, its arguments)``, or ``(None, help result)``."""
         args = dict(arguments)
         resource = args.pop("resource", None)
         action = args.pop("action", None)
         wants_help = args.get("help") is True
         if resource is None and action is None and wants_help:
-            return self.help()
-        if (
-            resource is None
-            or not isinstance(resource, str)
-            or resource not in self.routes
-        ):
+            return None, self.help()
+        if not isinstance(resource, str) or resource not in self.routes:
             raise self._routing_error(
                 "resource", sorted(self.routes), missing=resource is None
             )
         actions = self.routes[resource]
         if action is None and wants_help:
-            return self.help(resource)
-        if action is None or not isinstance(action, str) or action not in actions:
+            return None, self.help(resource)
+        if not isinstance(action, str) or action not in actions:
             raise self._routing_error(
                 "action", sorted(actions), missing=action is None, resource=resource
             )
-        return run(actions[action], args)
+        return actions[action], args
 
     def help(self, resource: str | None = None) -> JSONObject:
         """The group's resources and actions, or one resource's actions."""
@@ -180,7 +169,7 @@ class DispatcherTool:
         )
         return ToolInputError(
             f"{self.name}: {argument} {what}. Allowed {argument}s{scope}: {shown}.",
-            error_code=ErrorCode.INVALID_ARGUMENT,
+            code=ErrorCode.INVALID_ARGUMENT,
             tool=self.name,
             field=argument,
             fields=[
@@ -224,7 +213,7 @@ def group_of(tool: Tool) -> str:
     if explicit:
         return str(explicit)
     first = tool.name.split("__", 1)[0]
-    by = str(mcp_settings.DISPATCHER_GROUP_BY)
+    by = mcp_settings.DISPATCHER_GROUP_BY
     if by == "app":
         model = tool.model
         return model._meta.app_label if model is not None else first

@@ -1,0 +1,441 @@
+"""Argument guards: no call shape may write an empty or partial row (ADR 0002).
+
+DRF ignores keys its serializer does not declare: a REST-style
+``{"data": {...}}`` or a typo'd ``emial`` would get a 201 and a row without
+the data. :func:`check` is the one entry: JSON-string coercion (seed 003),
+value-free schema validation, the nested-wrapper and unknown-key guards,
+bulk bodies, the empty-write and query-length guards. No message repeats a
+caller value.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+from urllib.parse import urlencode
+
+from jsonschema import Draft202012Validator
+
+from frisian_mcp import arguments, references
+from frisian_mcp.conf import mcp_settings
+from frisian_mcp.exceptions import ToolInputError, plain_name
+from frisian_mcp.jsonschema import problems as schema_problems
+from frisian_mcp.schema import ToolSchema
+from frisian_mcp.types import Call, ErrorCode, FieldError, Kind
+
+__all__ = ["BULK_BODY_KEYS", "check"]
+
+#: Keys under which a list of objects is a bulk create (DESIGN.md §3).
+BULK_BODY_KEYS = frozenset({"objects", "data", "items", "_items", "body"})
+
+
+def check(
+    tool: str, kind: Kind, schema: ToolSchema, args: Mapping[str, Any], caller: str
+) -> Call:
+    """The call ``args`` make, or one carrying the argument error in ``error``.
+
+    The URL variables are filled in whenever they are plain values, so the
+    view's access checks can run before the error is reported.
+    """
+    call = Call(path_kwargs=_path_kwargs(schema, args))
+    try:
+        _fill(call, tool, kind, schema, coerce(schema.input_schema, args), caller)
+    except ToolInputError as exc:
+        call.error = exc
+    return call
+
+
+def _fill(
+    call: Call,
+    tool: str,
+    kind: Kind,
+    schema: ToolSchema,
+    args: dict[str, Any],
+    caller: str,
+) -> None:
+    found = _validate(schema, args)
+    options, rest = arguments.split(schema.protocol_arguments, args)
+    call.validate_only = options.get("mode") == "validate"
+    items = _bulk_items(tool, kind, schema, rest)
+    if items is not None:
+        # The items are checked one by one; here only the protocol arguments.
+        protocol = [p for p in found if _root(p["field"]) in options]
+        _check_undeclared(tool, schema, {}, protocol)
+        call.body, call.bulk = _checked_items(tool, schema, items), True
+        return
+    _check_undeclared(tool, schema, rest, found)
+    call.listing = listing = arguments.list_state(tool, options, caller)
+    sources = {}
+    for name, parameter in schema.query_arguments.items():
+        if name in rest:
+            call.query.extend(_pairs(parameter, rest[name], schema))
+            sources[parameter] = name
+    for key, value in listing.filters.items():
+        call.query.extend(_pairs(key, value, schema))
+        sources[key] = f"filters.{key}"
+    _check_query_length(tool, call.query, sources)
+    if schema.body_argument is not None:
+        call.body = rest.get(schema.body_argument)
+    elif schema.body_fields:
+        call.body = {n: rest[n] for n in schema.body_fields if n in rest}
+        if kind == Kind.CREATE:
+            _check_not_empty(tool, schema, call.body)
+
+
+def coerce(schema: Mapping[str, Any], args: Mapping[str, Any]) -> dict[str, Any]:
+    """Parse JSON text sent where the schema wants an object or array.
+
+    Only when the string is not valid as it is, parses, and has a type the
+    property accepts: a numeric string for an id stays a string.
+    """
+    properties = schema.get("properties") or {}
+    result = dict(args)
+    for name, value in args.items():
+        if not isinstance(value, str):
+            continue
+        prop = properties.get(name)
+        parsed = _json_container(value)
+        if parsed is None:
+            continue
+        if isinstance(prop, Mapping):
+            wanted = "object" if isinstance(parsed, dict) else "array"
+            if wanted in _types(prop) and not _valid(prop, value):
+                result[name] = parsed
+        elif name in BULK_BODY_KEYS and isinstance(parsed, list):
+            result[name] = parsed
+    return result
+
+
+def _validate(schema: ToolSchema, args: Mapping[str, Any]) -> list[FieldError]:
+    return references.restate(schema, schema_problems(schema.validator, args))
+
+
+def _check_undeclared(
+    tool: str, schema: ToolSchema, args: Mapping[str, Any], found: list[FieldError]
+) -> None:
+    """Refuse undeclared arguments, reported together with ``found``."""
+    undeclared = [key for key in args if key not in schema.declared]
+    wrappers = [k for k in undeclared if isinstance(_as_object(args[k]), Mapping)]
+    if wrappers:
+        raise _wrapper_error(tool, schema, args, wrappers, undeclared, found)
+    if undeclared:
+        raise _unknown_error(tool, schema, undeclared, found)
+    if found:
+        summary = "; ".join(f"{p['field']} {p['message']}" for p in found[:5])
+        if len(found) > 5:
+            summary += f"; and {len(found) - 5} more"
+        refs = all(p["code"] == "invalid_reference" for p in found)
+        raise ToolInputError(
+            f"Invalid {'references' if refs else 'arguments'} for {tool}: {summary}.",
+            code=ErrorCode.INVALID_REFERENCE if refs else ErrorCode.INVALID_ARGUMENT,
+            tool=tool,
+            fields=found,
+            hint="Fix the listed fields and call again; the tool's inputSchema "
+            "has the rules.",
+        )
+
+
+def _declared_fields(schema: ToolSchema) -> list[str]:
+    return sorted(f for f in schema.body_fields if f in schema.declared)
+
+
+def _wrapper_error(
+    tool: str,
+    schema: ToolSchema,
+    args: Mapping[str, Any],
+    wrappers: list[str],
+    undeclared: list[str],
+    found: list[FieldError],
+) -> ToolInputError:
+    key, fields = wrappers[0], _declared_fields(schema)
+    inner = _as_object(args[key])
+    wrapped = [name for name in inner if name in schema.declared]
+    shown = _show_key(key)
+    advice = (
+        f"Unwrap {shown}: send {', '.join(wrapped)} directly as top-level "
+        f"arguments, not inside {shown}."
+        if wrapped
+        else f"Send the fields of {tool} as top-level arguments instead."
+    )
+    entries: list[FieldError] = [
+        {
+            "field": plain_name(k) or "<key>",
+            "code": "nested_wrapper" if k in wrappers else "unknown_argument",
+            "message": "is not a declared argument",
+        }
+        for k in undeclared
+    ]
+    # Required fields the agent did send, only wrapped, are not missing.
+    entries.extend(
+        p for p in found if not (p["code"] == "required" and p["field"] in wrapped)
+    )
+    return ToolInputError(
+        f"Argument {shown} is not a field of {tool} and its value is an object: "
+        f"this looks like a REST-style wrapper. {advice} "
+        f"Fields of {tool}: {', '.join(fields) or '(none)'}.",
+        code=ErrorCode.NESTED_WRAPPER,
+        tool=tool,
+        field=plain_name(key) or "<key>",
+        fields=entries,
+        hint="Send the fields flat at the top level of the arguments object.",
+        extra={"wrapped_fields": wrapped, "declared_fields": fields},
+    )
+
+
+def _unknown_error(
+    tool: str, schema: ToolSchema, undeclared: list[str], found: list[FieldError]
+) -> ToolInputError:
+    candidates = sorted(schema.declared)
+    suggestions: dict[str, str] = {}
+    entries: list[FieldError] = []
+    for key in undeclared:
+        entry: FieldError = {
+            "field": plain_name(key) or "<key>",
+            "code": "unknown_argument",
+            "message": "is not a declared argument",
+        }
+        close = difflib.get_close_matches(key, candidates, n=1, cutoff=0.6)
+        if close:
+            entry["did_you_mean"] = close[0]
+            entry["message"] += f"; did you mean {close[0]!r}?"
+            if plain_name(key):
+                suggestions[key] = close[0]
+        entries.append(entry)
+    hints = [repr(e["did_you_mean"]) for e in entries if "did_you_mean" in e]
+    message = (
+        f"Unknown argument{'s' if len(undeclared) > 1 else ''} "
+        f"{', '.join(_show_key(k) for k in undeclared)} for {tool}."
+    )
+    if hints:
+        message += f" Did you mean {', '.join(hints)}?"
+    message += f" Arguments of {tool}: {', '.join(candidates) or '(none)'}."
+    if any(k in arguments.NAMES for k in undeclared):
+        message += " (Some protocol arguments apply to other kinds of tools only.)"
+    return ToolInputError(
+        message,
+        code=ErrorCode.UNKNOWN_ARGUMENT,
+        tool=tool,
+        fields=entries + found,
+        hint="Remove or rename the unknown arguments; the server would ignore "
+        "them and lose their data.",
+        extra={"suggestions": suggestions, "declared_fields": _declared_fields(schema)},
+    )
+
+
+def _bulk_items(
+    tool: str, kind: Kind, schema: ToolSchema, args: Mapping[str, Any]
+) -> list[Any] | None:
+    """The items of a bulk body: one undeclared bulk key holding a list."""
+    keys = [k for k in args if k in BULK_BODY_KEYS and k not in schema.declared]
+    if len(keys) != 1 or not isinstance(args[keys[0]], list):
+        return None
+    key, items = keys[0], args[keys[0]]
+
+    def refuse(message: str, **details: Any) -> ToolInputError:
+        return ToolInputError(
+            message, code=ErrorCode.INVALID_BULK_BODY, tool=tool, field=key, **details
+        )
+
+    if len(args) != 1:
+        if kind == Kind.CREATE and all(isinstance(i, Mapping) for i in items):
+            raise refuse(
+                f"A bulk body must be the only argument: send {{{key!r}: [...]}} "
+                "alone, or the fields of one object flat."
+            )
+        return None
+    if kind != Kind.CREATE or schema.path_arguments:
+        raise refuse(
+            f"{tool} does not take a list of objects; bulk bodies work with create "
+            "tools only. Send one call per object, with its fields as top-level "
+            "arguments."
+        )
+    if not items:
+        raise refuse(f"The bulk body {key!r} is empty: send at least one object.")
+    bad = [i for i, item in enumerate(items) if not isinstance(item, Mapping)]
+    if bad:
+        raise refuse(
+            f"Every item of the bulk body {key!r} must be an object of fields; "
+            f"items {_indexes(bad)} are not.",
+            fields=[
+                {
+                    "index": i,
+                    "field": key,
+                    "code": "not_an_object",
+                    "message": "must be an object",
+                }
+                for i in bad[:50]
+            ],
+        )
+    return list(items)
+
+
+def _checked_items(
+    tool: str, schema: ToolSchema, items: list[Mapping[str, Any]]
+) -> list[dict[str, Any]]:
+    """Guard every item like a single create; report every failing item."""
+    failures: list[tuple[int, ToolInputError]] = []
+    bodies = []
+    for index, raw in enumerate(items):
+        item = coerce(schema.input_schema, raw)
+        try:
+            _check_undeclared(tool, schema, item, _validate(schema, item))
+            body = {k: item[k] for k in schema.body_fields if k in item}
+            _check_not_empty(tool, schema, body)
+        except ToolInputError as exc:
+            failures.append((index, exc))
+            continue
+        bodies.append(body)
+    if not failures:
+        return bodies
+    fields: list[FieldError] = []
+    for index, failure in failures:
+        entries = failure.fields or [
+            {
+                "field": failure.field or "arguments",
+                "code": failure.code.value,
+                "message": failure.message,
+            }
+        ]
+        fields.extend({"index": index, **entry} for entry in entries)
+    codes = {exc.code for _, exc in failures}
+    first_index, first = failures[0]
+    raise ToolInputError(
+        f"{len(failures)} of {len(items)} items of the bulk body are invalid; "
+        f"nothing was written. Item {first_index}: {first.message}",
+        code=codes.pop() if len(codes) == 1 else ErrorCode.INVALID_ARGUMENT,
+        tool=tool,
+        fields=fields[:500],
+        hint="Each entry of 'fields' names the item index; fix those items and "
+        "send the whole list again.",
+        extra={"failed_items": [i for i, _ in failures][:500]},
+    )
+
+
+def _check_not_empty(tool: str, schema: ToolSchema, body: Mapping[str, Any]) -> None:
+    """Refuse a create that carries no content in any declared field.
+
+    No field at all is the wrapper trap's signature; all-blank fields write
+    the same empty row, since DRF trims whitespace.
+    """
+    if not schema.body_fields or schema.body_argument is not None:
+        return
+    if body and not all(_blank(value) for value in body.values()):
+        return
+    fields = ", ".join(schema.body_fields)
+    message = (
+        f"Every field sent to {tool} is empty, so it would create an empty "
+        f"record. Send at least one field with a value: {fields}."
+        if body
+        else f"{tool} received no fields, so it would create an empty record. "
+        f"Send the fields as top-level arguments: {fields}."
+    )
+    raise ToolInputError(
+        message,
+        code=ErrorCode.EMPTY_WRITE,
+        tool=tool,
+        hint='A REST-style wrapper such as {"data": {...}} is the usual cause: '
+        "unwrap it.",
+        extra={"declared_fields": list(schema.body_fields)},
+    )
+
+
+def _check_query_length(
+    tool: str, query: list[tuple[str, str]], sources: Mapping[str, str]
+) -> None:
+    """Refuse filters a REST caller's request line could not carry either."""
+    limit = mcp_settings.MAX_QUERY_LENGTH
+    if not query or len(urlencode(query)) <= limit:
+        return
+    name, _ = max(query, key=lambda pair: len(urlencode([pair])))
+    field = sources.get(name, name)
+    raise ToolInputError(
+        f"The filters and query arguments of this {tool} call make a query string "
+        f"of more than {limit} characters, more than this server accepts; the "
+        f"longest value is {field}.",
+        code=ErrorCode.INVALID_ARGUMENT,
+        tool=tool,
+        fields=[
+            {
+                "field": field,
+                "code": "max_length",
+                "message": f"makes the query string longer than {limit} characters",
+            }
+        ],
+        hint="Use fewer or shorter values (fewer search terms, shorter lists).",
+    )
+
+
+def _path_kwargs(schema: ToolSchema, args: Mapping[str, Any]) -> dict[str, str]:
+    """URL variables from the path arguments that are plain strings or ints."""
+    return {
+        kwarg: str(args[name])
+        for name, kwarg in schema.path_arguments.items()
+        if isinstance(args.get(name), str | int) and not isinstance(args[name], bool)
+    }
+
+
+def _pairs(name: str, value: Any, schema: ToolSchema) -> list[tuple[str, str]]:
+    if value is None:
+        return []
+    values = value if isinstance(value, list) else [value]
+    items = [_query_value(v) for v in values if v is not None]
+    if isinstance(value, list) and name in schema.comma_separated:
+        return [(name, ",".join(items))]
+    return [(name, item) for item in items]
+
+
+def _query_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _root(field: str) -> str:
+    return field.replace("[", ".").split(".", 1)[0]
+
+
+def _blank(value: Any) -> bool:
+    if isinstance(value, str):
+        return not value.strip()
+    return value is None or (isinstance(value, list | dict) and not value)
+
+
+def _as_object(value: Any) -> Any:
+    parsed = _json_container(value) if isinstance(value, str) else None
+    return parsed if isinstance(parsed, Mapping) else value
+
+
+def _json_container(text: str) -> Any:
+    stripped = text.strip()
+    if not stripped or stripped[0] not in "[{":
+        return None
+    try:
+        value = json.loads(stripped)
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict | list) else None
+
+
+def _types(schema: Mapping[str, Any]) -> set[str]:
+    type_ = schema.get("type")
+    found = {type_} if isinstance(type_, str) else set(type_ or ())
+    for option in schema.get("anyOf") or schema.get("oneOf") or ():
+        if isinstance(option, Mapping):
+            found |= _types(option)
+    return found
+
+
+def _valid(schema: Mapping[str, Any], value: Any) -> bool:
+    return bool(Draft202012Validator(schema).is_valid(value))
+
+
+def _show_key(key: object) -> str:
+    name = plain_name(key)
+    return repr(name) if name else "(an argument with an unusual name)"
+
+
+def _indexes(indexes: Iterable[int]) -> str:
+    shown = [str(i) for i in list(indexes)[:10]]
+    return ", ".join(shown) + ("..." if len(shown) == 10 else "")

@@ -1,0 +1,480 @@
+"""Invocation: run one tool call through the view's own DRF dispatch (ADR 0001).
+
+One inner request to the action's URL and one view set up as ``as_view()``
+sets it up, run by the view's own ``dispatch``: authentication (forced to
+the MCP caller), permissions, throttles, ``get_queryset``, serializer
+validation, ``perform_*`` hooks, filters and pagination run as over REST.
+The action's handler is wrapped to report argument errors only after the
+access checks, resolve lookup objects, validate without writing and create
+in bulk. :class:`Probe` answers ``tools/list``'s "may this caller use it?".
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import io
+import json
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urlencode
+
+from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
+from django.core.handlers.wsgi import WSGIRequest
+from django.core.signals import setting_changed
+from django.db import (
+    DEFAULT_DB_ALIAS,
+    DataError,
+    IntegrityError,
+    OperationalError,
+    router,
+    transaction,
+)
+from django.db.models import ProtectedError, QuerySet, RestrictedError
+from django.dispatch import receiver
+from django.http import HttpResponseBase
+from django.urls import (
+    NoReverseMatch,
+    Resolver404,
+    ResolverMatch,
+    get_resolver,
+    get_script_prefix,
+    reverse,
+)
+from django.utils.datastructures import MultiValueDict
+from rest_framework import exceptions as drf_exceptions
+from rest_framework import mixins
+from rest_framework.generics import GenericAPIView
+from rest_framework.pagination import BasePagination
+from rest_framework.parsers import JSONParser
+from rest_framework.response import Response
+from rest_framework.utils.encoders import JSONEncoder
+from rest_framework.views import APIView
+
+from frisian_mcp import references
+from frisian_mcp.conf import mcp_settings
+from frisian_mcp.exceptions import HOST_ERRORS
+from frisian_mcp.outcomes import Answer, refused_query
+from frisian_mcp.tools import Tool
+from frisian_mcp.types import Call, CallContext, Endpoint
+
+__all__ = ["Probe", "ToolPagination", "run"]
+
+_WRITES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+_CONFLICTS = (IntegrityError, ProtectedError, RestrictedError)
+# Request attributes Django sets itself; the rest (session, tenant, site...)
+# a middleware put on the outer request is copied to the inner one.
+_OWN = frozenset(
+    {"environ", "path_info", "path", "META", "method", "content_type"}
+    | {"content_params", "resolver_match", "GET", "POST", "COOKIES", "FILES"}
+    | {"encoding", "upload_handlers", "user", "auth", "csrf_processing_done"}
+    | {"csrf_cookie_needs_reset", "urlconf"}
+)
+_ENVIRON = (
+    "SERVER_NAME", "SERVER_PORT", "SERVER_PROTOCOL", "REMOTE_ADDR", "REMOTE_HOST",
+    "SCRIPT_NAME", "HTTPS", "wsgi.url_scheme", "wsgi.version", "wsgi.multithread",
+    "wsgi.multiprocess", "wsgi.run_once", "wsgi.errors",
+)  # fmt: skip
+_CREDENTIALS = ("HTTP_AUTHORIZATION", "HTTP_COOKIE")
+
+
+def run(tool: Tool, call: Call, context: CallContext) -> Answer:
+    """Run ``call`` on ``tool``'s view as ``context``'s caller.
+
+    Writes run in a transaction rolled back when the view answers an error
+    (or only validates), so a rejected call leaves no row behind.
+    """
+    endpoint = tool.endpoint
+    request = _request(endpoint, call, context)
+    match = _resolve(endpoint, call.path_kwargs, request)
+    if match is None:
+        if call.error is None:
+            return Answer(404, None, {}, entered=True)
+        match = ResolverMatch(endpoint.callback, (), dict(endpoint.fixed_kwargs))
+    preset = call.body if call.body is not None and _takes_json(endpoint) else None
+    view = _view(endpoint, request, match.kwargs, preset)
+    handler = _Handler(view, tool, call)
+    using = _database(tool)
+    writes = endpoint.method in _WRITES
+    atomic = writes or transaction.get_connection(using).in_atomic_block
+    block = transaction.atomic(using=using) if atomic else contextlib.nullcontext()
+    try:
+        with block:
+            response = view.dispatch(request, *match.args, **match.kwargs)
+            if atomic and (response.status_code >= 400 or call.validate_only):
+                transaction.set_rollback(True, using=using)
+    except _CONFLICTS:
+        return Answer(409, None, {}, entered=True)
+    except DataError as exc:
+        raise refused_query(tool.name, exc) from None
+    except OperationalError as exc:
+        if writes:
+            raise
+        raise refused_query(tool.name, exc) from None
+    return _answer(response, handler)
+
+
+class _Handler:
+    """The action's handler, wrapped for what a tool call adds to it."""
+
+    def __init__(self, view: Any, tool: Tool, call: Call) -> None:
+        self.view, self.tool, self.call = view, tool, call
+        self.entered = False
+        self.index: int | None = None
+        method = tool.endpoint.method.lower()
+        self.original = getattr(view, method)
+        setattr(view, method, self)
+
+    def __call__(self, request: Any, *args: Any, **kwargs: Any) -> Any:
+        self.entered = True
+        view, call = self.view, self.call
+        if call.error is not None:
+            # DRF finds the object (404, object permissions) before it reads
+            # the body: a caller who may not touch the row learns that first.
+            found = call.path_kwargs and call.path_kwargs.items() <= view.kwargs.items()
+            if found and hasattr(view, "get_object"):
+                view.get_object()
+            raise call.error
+        schema = self.tool.schema
+        bodies = call.body if call.bulk else [call.body]
+        if schema is not None and references.has_lookup_objects(schema, bodies):
+            fields = view.get_serializer().fields
+            references.resolve(
+                self.tool.name, schema, bodies, fields, indexed=call.bulk
+            )
+        if call.bulk:
+            return self._bulk(request, *args, **kwargs)
+        if call.validate_only:
+            return _validate(view, request.method, call.body)
+        return self.original(request, *args, **kwargs)
+
+    def _bulk(self, request: Any, *args: Any, **kwargs: Any) -> Any:
+        view, items = self.view, self.call.body
+        cls = type(view)
+        if issubclass(cls, mixins.CreateModelMixin) and (
+            cls.create is mixins.CreateModelMixin.create
+        ):
+            serializer = view.get_serializer(data=items, many=True)
+            serializer.is_valid(raise_exception=True)
+            if self.call.validate_only:
+                return Response({"count": len(items)})
+            view.perform_create(serializer)
+            return Response(serializer.data, status=201)
+        # A view with its own create: one action per item, in one transaction.
+        created = []
+        for index, item in enumerate(items):
+            self.index = index
+            if self.call.validate_only:
+                _validate(view, request.method, item)
+                continue
+            request._full_data = item
+            response = self.original(request, *args, **kwargs)
+            if response.status_code >= 400:
+                return response
+            created.append(response.data)
+        self.index = None
+        return Response(created, status=200 if self.call.validate_only else 201)
+
+
+def _validate(view: Any, method: str, body: Any) -> Response:
+    """Check a create or update as the view would; never ``perform_*``."""
+    instance = view.get_object() if method in ("PUT", "PATCH") else None
+    serializer = view.get_serializer(instance, data=body, partial=method == "PATCH")
+    serializer.is_valid(raise_exception=True)
+    return Response({"validated": serializer.validated_data, "instance": instance})
+
+
+def _answer(response: HttpResponseBase, handler: _Handler) -> Answer:
+    headers = dict(response.items())
+    data: Any = getattr(response, "data", None)
+    if not isinstance(response, Response):
+        content = getattr(response, "content", b"")
+        try:
+            data = json.loads(content) if content else None
+        except (ValueError, UnicodeDecodeError):
+            data = content.decode("utf-8", "replace")
+    return Answer(response.status_code, data, headers, handler.entered, handler.index)
+
+
+class Probe:
+    """Answers "may this caller use the endpoint?" for ``tools/list``.
+
+    The view's ``check_permissions`` runs on a bare request of the action's
+    method, touching no object and counting no throttle. Views that decide
+    by their class (not ``get_permissions``) share answers by permission
+    classes, model, method and authentication: the listing is advice, the
+    call itself is checked in full.
+    """
+
+    def __init__(self, context: CallContext) -> None:
+        self.context = context
+        self._answers: dict[Any, bool] = {}
+
+    def allows(self, tool: Tool) -> bool:
+        """Whether the view's permission classes let the caller in.
+
+        A class that cannot decide without URL variables or an object (it
+        raises anything but a DRF refusal) lists the tool.
+        """
+        endpoint = tool.endpoint
+        key = _shared_key(tool) or (endpoint.callback, endpoint.method)
+        if key not in self._answers:
+            self._answers[key] = self._check(endpoint)
+        return self._answers[key]
+
+    def _check(self, endpoint: Endpoint) -> bool:
+        request = _inner(self.context, endpoint, endpoint.method, "/", "", b"")
+        view = _view(endpoint, request, dict(endpoint.fixed_kwargs), None)
+        try:
+            view.request = drf_request = view.initialize_request(request)
+            view.check_permissions(drf_request)
+        except _REFUSALS:
+            return False
+        except HOST_ERRORS:
+            return True
+        return True
+
+
+_REFUSALS = (
+    drf_exceptions.NotAuthenticated,
+    drf_exceptions.PermissionDenied,
+    drf_exceptions.AuthenticationFailed,
+)
+
+
+def _shared_key(tool: Tool) -> tuple[Any, ...] | None:
+    """A key shared by views whose permission checks must answer alike."""
+    endpoint = tool.endpoint
+    cls = endpoint.view_class
+    initkwargs = endpoint.initkwargs
+    if (
+        "permission_classes" in initkwargs
+        or "queryset" in initkwargs
+        or cls.get_permissions is not APIView.get_permissions
+        or cls.check_permissions is not APIView.check_permissions
+        or getattr(cls, "get_queryset", None) not in (None, GenericAPIView.get_queryset)
+    ):
+        return None  # decided per action or per request, not by the class
+    classes = tuple(getattr(cls, "permission_classes", ()) or ())
+    auth = getattr(cls, "authentication_classes", None)
+    return (classes, tool.model, endpoint.method, tuple(auth or ()))
+
+
+class ToolPagination(BasePagination):
+    """Page-number pagination list tools use instead of the view's own.
+
+    The page comes from the call (never the query string, so no filter name
+    can collide); pages are ``{"results", "count", "page", "page_size",
+    "has_more"}`` (ADR 0003).
+    """
+
+    def paginate_queryset(
+        self, queryset: Any, request: Any, view: Any = None
+    ) -> list[Any]:
+        """One page of ``queryset``; remembers the counts."""
+        listing = request._request.frisian_mcp_call.listing
+        if isinstance(queryset, QuerySet) and not queryset.ordered:
+            queryset = queryset.order_by("pk")  # else pages repeat or skip rows
+        is_qs = isinstance(queryset, QuerySet)
+        self.count = queryset.count() if is_qs else len(queryset)
+        self.page, self.page_size = listing.page, listing.page_size
+        start = (self.page - 1) * self.page_size
+        # Past the end nothing is queried: a huge page would overflow OFFSET.
+        rows = (
+            list(queryset[start : start + self.page_size]) if start < self.count else []
+        )
+        self.has_more = start + len(rows) < self.count
+        return rows
+
+    def get_paginated_response(self, data: Any) -> Response:
+        """The serialized page with its counts."""
+        return Response(
+            {
+                "results": data,
+                "count": self.count,
+                "page": self.page,
+                "page_size": self.page_size,
+                "has_more": self.has_more,
+            }
+        )
+
+
+def _view(
+    endpoint: Endpoint, request: WSGIRequest, kwargs: Mapping[str, Any], data: Any
+) -> Any:
+    """The view instance, set up as ``as_view()``'s view function does.
+
+    ``data``, when not ``None``, becomes the DRF request's parsed body: the
+    arguments are JSON already, encoding and parsing them again buys nothing.
+    """
+    view = endpoint.view_class(**endpoint.initkwargs)
+    if data is not None:
+        initialize = view.initialize_request
+
+        def initialize_request(request: Any, *args: Any, **kwargs: Any) -> Any:
+            drf_request = initialize(request, *args, **kwargs)
+            drf_request._full_data = drf_request._data = data
+            drf_request._files = MultiValueDict()
+            return drf_request
+
+        view.initialize_request = initialize_request
+    actions = endpoint.actions
+    if actions is not None:
+        view.action_map = actions
+        for method, action in actions.items():
+            setattr(view, method, getattr(view, action))
+    if endpoint.action == "list" and isinstance(view, GenericAPIView):
+        view.pagination_class = ToolPagination
+    view.request, view.args, view.kwargs = request, (), dict(kwargs)
+    view.format_kwarg = None
+    return view
+
+
+def _request(endpoint: Endpoint, call: Call, context: CallContext) -> WSGIRequest:
+    path = endpoint.path
+    for kwarg, value in call.path_kwargs.items():
+        path = path.replace("{" + kwarg + "}", value)
+    # WSGI carries the path as latin-1 text of its UTF-8 bytes (PEP 3333).
+    path = path.encode("utf-8").decode("iso-8859-1")
+    body = b""
+    if call.body is not None and not _takes_json(endpoint):
+        # Parsed by the view's own parsers, which refuse JSON as over REST.
+        body = json.dumps(call.body, cls=JSONEncoder).encode()
+    query = urlencode(call.query)
+    request = _inner(context, endpoint, endpoint.method, path, query, body)
+    request.frisian_mcp_call = call  # type: ignore[attr-defined]
+    return request
+
+
+def _takes_json(endpoint: Endpoint) -> bool:
+    parsers = getattr(endpoint.view_class, "parser_classes", ())
+    return any(isinstance(p, type) and issubclass(p, JSONParser) for p in parsers)
+
+
+def _inner(
+    context: CallContext,
+    endpoint: Endpoint,
+    method: str,
+    path: str,
+    query: str,
+    body: bytes,
+) -> WSGIRequest:
+    """An inner request: the outer one's headers and attributes, the caller."""
+    outer = context.request
+    environ = {
+        k: v for k, v in outer.META.items() if k.startswith("HTTP_") or k in _ENVIRON
+    }
+    if not context.is_authenticated:
+        # The view must not authenticate a caller the endpoint did not.
+        for key in _CREDENTIALS:
+            environ.pop(key, None)
+    environ.pop("HTTP_CONTENT_LENGTH", None)
+    environ.pop("HTTP_CONTENT_TYPE", None)
+    environ.update(
+        REQUEST_METHOD=method,
+        PATH_INFO=path,
+        QUERY_STRING=query,
+        CONTENT_TYPE="application/json",
+        CONTENT_LENGTH=str(len(body)),
+        HTTP_ACCEPT="application/json",
+    )
+    environ["wsgi.input"] = io.BytesIO(body)
+    environ.setdefault("wsgi.url_scheme", outer.scheme or "http")
+    environ.setdefault("SERVER_NAME", "localhost")
+    environ.setdefault("SERVER_PORT", "80")
+    request = WSGIRequest(environ)
+    for key, value in vars(outer).items():
+        if not key.startswith("_") and key not in _OWN:
+            setattr(request, key, value)
+    if context.is_authenticated and _accepts_caller(endpoint, context):
+        # DRF's Request honours these: the view sees the endpoint's caller.
+        request.user = context.user
+        request._force_auth_user = context.user  # type: ignore[attr-defined]
+        request._force_auth_token = context.auth  # type: ignore[attr-defined]
+    elif context.is_authenticated:
+        # A view that does not take the endpoint's kind of credentials
+        # authenticates from the copied headers and session, as over REST.
+        request.user = context.session_user or AnonymousUser()
+    else:
+        request.user = context.user or AnonymousUser()
+    return request
+
+
+def _accepts_caller(endpoint: Endpoint, context: CallContext) -> bool:
+    """Whether the view takes the authenticator that recognised the caller."""
+    classes = endpoint.initkwargs.get(
+        "authentication_classes",
+        getattr(endpoint.view_class, "authentication_classes", None),
+    )
+    if context.authenticator is None or classes is None:
+        return True
+    return any(isinstance(context.authenticator, cls) for cls in classes)
+
+
+def _database(tool: Tool) -> str:
+    model = tool.model
+    return router.db_for_write(model) if model is not None else DEFAULT_DB_ALIAS
+
+
+def _resolve(
+    endpoint: Endpoint, path_kwargs: Mapping[str, str], request: WSGIRequest
+) -> ResolverMatch | None:
+    """Resolve the inner path; ``None`` unless it lands on the endpoint's view."""
+    expected = {**endpoint.fixed_kwargs, **path_kwargs}
+    urlconf = (
+        getattr(request, "urlconf", None)
+        or mcp_settings.URLCONF
+        or str(settings.ROOT_URLCONF)
+    )
+    lookup = _resolve_path if endpoint.path_variables else _resolve_fixed
+    match = lookup(urlconf, request.path_info)
+    if match is None or not _lands_on(match, endpoint, expected):
+        match = _reverse_match(endpoint, expected, urlconf)
+    if match is not None:
+        request.resolver_match = match
+    return match
+
+
+def _resolve_path(urlconf: str, path: str) -> ResolverMatch | None:
+    try:
+        return get_resolver(urlconf).resolve(path)
+    except Resolver404:
+        return None
+
+
+# Paths without variables (list, create) resolve the same every time.
+_resolve_fixed = functools.lru_cache(maxsize=4096)(_resolve_path)
+
+
+@receiver(setting_changed)
+def _forget_resolutions(*, setting: str, **kwargs: Any) -> None:
+    if setting in ("ROOT_URLCONF", "FRISIAN_MCP"):
+        _resolve_fixed.cache_clear()
+
+
+def _lands_on(
+    match: ResolverMatch, endpoint: Endpoint, expected: Mapping[str, str]
+) -> bool:
+    same_view = getattr(match.func, "cls", None) is endpoint.view_class and getattr(
+        match.func, "actions", None
+    ) == getattr(endpoint.callback, "actions", None)
+    return same_view and all(str(match.kwargs.get(k)) == v for k, v in expected.items())
+
+
+def _reverse_match(
+    endpoint: Endpoint, kwargs: Mapping[str, str], urlconf: str
+) -> ResolverMatch | None:
+    """Second chance for regexes the path template cannot express."""
+    if not endpoint.url_name:
+        return None
+    name = ":".join(filter(None, (endpoint.namespace, endpoint.url_name)))
+    try:
+        path = reverse(name, kwargs=dict(kwargs), urlconf=urlconf)
+        prefix = get_script_prefix()
+        if path.startswith(prefix):
+            path = "/" + path[len(prefix) :]
+        match = get_resolver(urlconf).resolve(path)
+    except (NoReverseMatch, Resolver404):
+        return None
+    return match if _lands_on(match, endpoint, kwargs) else None

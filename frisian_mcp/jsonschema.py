@@ -1,0 +1,343 @@
+"""JSON values and JSON Schema: one normaliser, one walker, OpenAPI -> 2020-12.
+
+MCP tool schemas are JSON Schema 2020-12 (MCP 2025-11-25 basic/index "JSON
+Schema Usage"); drf-spectacular emits OpenAPI 3.0. :func:`to_json_schema`
+inlines ``$ref``\\ s (recursive ones go to ``$defs``), turns ``nullable``
+into ``null`` types and boolean exclusive bounds into numbers, ``oneOf`` into
+``anyOf`` (spectacular's alternatives overlap) and drops OpenAPI-only keys.
+"""
+
+from __future__ import annotations
+
+import decimal
+from collections.abc import Callable, Mapping
+from typing import Any, cast
+
+from django.utils.functional import Promise
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError
+from rest_framework.utils.encoders import JSONEncoder
+
+from frisian_mcp.exceptions import plain_name
+from frisian_mcp.types import FieldError
+
+__all__ = [
+    "drop_required",
+    "field_path",
+    "map_subschemas",
+    "plain",
+    "problems",
+    "to_json_schema",
+]
+
+_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
+_MAPS = ("properties", "patternProperties", "$defs")
+_VALUES = ("items", "additionalProperties", "not", "contains")
+_DROPPED = frozenset({"discriminator", "xml", "externalDocs", "readOnly", "nullable"})
+_REF_PREFIX = "#/components/schemas/"
+_ENCODER = JSONEncoder()
+
+
+def plain(value: Any) -> Any:
+    """``value`` as plain JSON types, encoded as DRF's JSON renderer would."""
+    if value is None or type(value) in (str, int, float, bool):
+        return value
+    if isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, str):
+        return str(value)  # ErrorDetail, SafeString...
+    if isinstance(value, int | float):
+        return int(value) if isinstance(value, int) else float(value)
+    if isinstance(value, Mapping):
+        return {str(plain(k)): plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        return [plain(v) for v in value]
+    if isinstance(value, decimal.Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, Promise):
+        return str(value)
+    try:
+        return plain(_ENCODER.default(value))
+    except TypeError:
+        return str(value)
+
+
+def map_subschemas(
+    schema: Mapping[str, Any], visit: Callable[[Any], Any]
+) -> dict[str, Any]:
+    """A copy of ``schema`` with ``visit`` applied to each direct subschema."""
+    result: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key in _LISTS and isinstance(value, list):
+            result[key] = [visit(v) for v in value]
+        elif key in _MAPS and isinstance(value, Mapping):
+            result[key] = {k: visit(v) for k, v in value.items()}
+        elif key in _VALUES and isinstance(value, Mapping):
+            result[key] = visit(value)
+        else:
+            result[key] = value
+    return result
+
+
+def drop_required(schema: Any) -> Any:
+    """``schema`` without ``required`` at any depth (a PATCH body)."""
+    if not isinstance(schema, Mapping):
+        return schema
+    kept = {
+        k: v for k, v in schema.items() if not (k == "required" and isinstance(v, list))
+    }
+    return map_subschemas(kept, drop_required)
+
+
+def to_json_schema(
+    schema: Mapping[str, Any],
+    components: Mapping[str, Mapping[str, Any]],
+    defs: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Convert one OpenAPI 3.0 schema object to JSON Schema 2020-12.
+
+    Components met again while inlined go once into ``defs`` and are
+    referenced as ``#/$defs/<name>``; the caller puts ``defs`` at the root.
+    """
+    converted: dict[str, Any] = _Converter(
+        components, {} if defs is None else defs
+    ).convert(schema, ())
+    return converted
+
+
+class _Converter:
+    def __init__(
+        self, components: Mapping[str, Mapping[str, Any]], defs: dict[str, Any]
+    ) -> None:
+        self.components = components
+        self.defs = defs
+
+    def convert(self, node: Any, stack: tuple[str, ...]) -> Any:
+        if not isinstance(node, Mapping):
+            return plain(node)
+        node = dict(node)
+        ref = node.pop("$ref", None)
+        if isinstance(ref, str) and ref.startswith(_REF_PREFIX):
+            resolved = self._resolve(ref[len(_REF_PREFIX) :], stack)
+            return {**resolved, **self.convert(node, stack)} if node else resolved
+        nullable = bool(node.get("nullable"))
+        all_of = node.get("allOf")
+        if isinstance(all_of, list) and len(all_of) == 1:
+            # Spectacular's way of adding metadata beside a $ref: merge it.
+            rest = {k: v for k, v in node.items() if k not in ("allOf", "nullable")}
+            merged = {**self.convert(all_of[0], stack), **self.convert(rest, stack)}
+            return _nullable(merged) if nullable else merged
+        result: dict[str, Any] = {}
+        for key, value in node.items():
+            if key.startswith("x-") or key in _DROPPED:
+                continue
+            if key in ("exclusiveMinimum", "exclusiveMaximum"):
+                bound = "minimum" if key == "exclusiveMinimum" else "maximum"
+                if value is True and bound in node:
+                    result[key] = plain(node[bound])
+                elif not isinstance(value, bool):
+                    result[key] = plain(value)
+            elif (
+                key in ("minimum", "maximum")
+                and node.get(f"exclusive{key.title()}") is True
+            ):
+                continue
+            elif key == "example":
+                result["examples"] = [plain(value)]
+            elif key == "oneOf":
+                result["anyOf"] = value
+            elif key in _LISTS or key in _MAPS or key in _VALUES:
+                result[key] = value
+            else:
+                result[key] = plain(value)
+        result = map_subschemas(result, lambda child: self.convert(child, stack))
+        if nullable:
+            return _nullable(result)
+        enum = result.get("enum")
+        if (
+            isinstance(enum, list)
+            and None in enum
+            and isinstance(result.get("type"), str)
+        ):
+            result["type"] = [result["type"], "null"]
+        return result
+
+    def _resolve(self, name: str, stack: tuple[str, ...]) -> dict[str, Any]:
+        component = self.components.get(name)
+        if component is None:
+            return {}
+        if name not in stack:
+            converted: dict[str, Any] = self.convert(component, (*stack, name))
+            return converted
+        if name not in self.defs:
+            self.defs[name] = {}  # a placeholder stops the recursion here
+            self.defs[name] = self.convert(component, (*stack, name))
+        return {"$ref": f"#/$defs/{name}"}
+
+
+def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` that also accepts ``null``."""
+    if not schema:
+        return schema
+    type_ = schema.get("type")
+    composite = any(k in schema for k in ("$ref", "allOf", "anyOf", "oneOf"))
+    if isinstance(type_, str) and not composite:
+        schema = {**schema, "type": [type_, "null"]}
+        if "enum" in schema and None not in schema["enum"]:
+            schema["enum"] = [*schema["enum"], None]
+        return schema
+    if isinstance(type_, list) and not composite:
+        return schema if "null" in type_ else {**schema, "type": [*type_, "null"]}
+    notes: dict[str, Any] = {
+        k: schema[k]
+        for k in ("title", "description", "default", "examples")
+        if k in schema
+    }
+    inner = {k: v for k, v in schema.items() if k not in notes}
+    if list(inner) == ["anyOf"]:
+        options = list(inner["anyOf"])
+        if {"type": "null"} not in options:
+            options.append({"type": "null"})
+        return {"anyOf": options, **notes}
+    return {"anyOf": [inner, {"type": "null"}], **notes}
+
+
+# -- value-free validation -------------------------------------------------
+
+_CODES = {
+    "type": "invalid_type",
+    "enum": "invalid_choice",
+    "const": "invalid_choice",
+    "required": "required",
+    "maxLength": "max_length",
+    "minLength": "min_length",
+    "maximum": "max_value",
+    "exclusiveMaximum": "max_value",
+    "minimum": "min_value",
+    "exclusiveMinimum": "min_value",
+    "pattern": "invalid_format",
+    "format": "invalid_format",
+    "additionalProperties": "unknown_key",
+    "anyOf": "invalid_form",
+    "oneOf": "invalid_form",
+    "maxItems": "max_items",
+    "minItems": "min_items",
+    "uniqueItems": "duplicate_items",
+    "minProperties": "empty_object",
+    "maxProperties": "too_many_keys",
+    "multipleOf": "invalid_number",
+}
+# Messages built from schema values only: jsonschema's own quote the input.
+_MESSAGES = {
+    "maxLength": "must be at most {} characters long",
+    "minLength": "must be at least {} characters long",
+    "maximum": "must be at most {}",
+    "exclusiveMaximum": "must be less than {}",
+    "minimum": "must be at least {}",
+    "exclusiveMinimum": "must be greater than {}",
+    "pattern": "must match the pattern {}",
+    "maxItems": "must have at most {} items",
+    "minItems": "must have at least {} items",
+    "uniqueItems": "must not repeat items",
+    "minProperties": "must not be an empty object",
+    "multipleOf": "must be a multiple of {}",
+}
+_TYPE_NAMES = {
+    "string": "a string",
+    "integer": "an integer",
+    "number": "a number",
+    "boolean": "true or false",
+    "array": "a list",
+    "object": "an object",
+    "null": "null",
+}
+
+
+def problems(validator: Draft202012Validator, instance: Any) -> list[FieldError]:
+    """Every schema problem of ``instance``, one entry per field and code."""
+    if validator.is_valid(instance):
+        return []
+    found: dict[tuple[str, str], FieldError] = {}
+    errors = sorted(
+        validator.iter_errors(instance),
+        key=lambda e: (field_path(e.absolute_path), str(e.validator)),
+    )
+    for error in errors:
+        for problem in _describe(error):
+            found.setdefault((problem["field"], problem["code"]), problem)
+    return list(found.values())
+
+
+def field_path(parts: Any) -> str:
+    """``a.b[0].c`` from path parts; caller-chosen keys only when plain."""
+    path = ""
+    for part in parts:
+        if isinstance(part, int):
+            path += f"[{part}]"
+        elif plain_name(part) or not path:
+            path += f".{part}" if path else str(part)
+        else:
+            path += ".<key>"
+    return path
+
+
+def _describe(error: ValidationError) -> list[FieldError]:
+    keyword, value = str(error.validator), cast(Any, error.validator_value)
+    path = field_path(error.absolute_path)
+    instance = error.instance if isinstance(error.instance, Mapping) else {}
+    if keyword == "required":
+        missing = [n for n in value if n not in instance]
+        return [
+            {
+                "field": f"{path}.{n}" if path else str(n),
+                "code": "required",
+                "message": "is required",
+            }
+            for n in missing
+        ]
+    if keyword == "additionalProperties":
+        allowed = set(
+            (error.schema.get("properties") or {})
+            if isinstance(error.schema, Mapping)
+            else ()
+        )
+        named = sorted(k for k in instance if k not in allowed and plain_name(k))
+        message = "has keys that are not allowed"
+        if named:
+            message += ": " + ", ".join(named)
+        if allowed:
+            message += "; allowed keys: " + ", ".join(sorted(allowed))
+    elif keyword == "type":
+        types = value if isinstance(value, list) else [value]
+        message = "must be " + " or ".join(_TYPE_NAMES.get(t, str(t)) for t in types)
+    elif keyword in ("enum", "const"):
+        shown = [_show(v) for v in (value if keyword == "enum" else [value])]
+        message = ("must be one of: " if keyword == "enum" else "must be ") + ", ".join(
+            shown
+        )
+    elif keyword in ("minLength", "minItems") and value == 1:
+        message = "must not be empty"
+    elif keyword in _MESSAGES:
+        message = _MESSAGES[keyword].format(value)
+    elif keyword in ("anyOf", "oneOf"):
+        hint = (
+            error.schema.get("description")
+            if isinstance(error.schema, Mapping)
+            else None
+        )
+        message = "does not match any accepted form" + (f" ({hint})" if hint else "")
+    else:
+        message = "is not valid here"
+    return [
+        {
+            "field": path or "arguments",
+            "code": _CODES.get(keyword, "invalid"),
+            "message": message,
+        }
+    ]
+
+
+def _show(value: Any) -> str:
+    if value is None:
+        return "null"
+    return repr(value) if isinstance(value, str) else str(value)

@@ -1,0 +1,336 @@
+"""Outcomes: what the view answered, as a tool result or a :class:`ToolError`.
+
+2xx becomes ``structuredContent`` (always an object). 400 becomes a
+:class:`ToolInputError` naming fields and DRF codes, with messages that quote
+the submitted value replaced or redacted (seed 002). Other statuses become
+:class:`ToolExecutionError`\\ s through :data:`STATUSES`.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import uuid
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import Manager, Model, QuerySet
+
+from frisian_mcp.conf import mcp_settings
+from frisian_mcp.exceptions import ToolExecutionError, ToolInputError, plain_name
+from frisian_mcp.jsonschema import plain
+from frisian_mcp.types import Call, ErrorCode, FieldError, JSONObject, Kind
+
+__all__ = ["STATUSES", "Answer", "ToolRefused", "refused_query", "result"]
+
+logger = logging.getLogger("frisian_mcp")
+
+
+@dataclass
+class Answer:
+    """What the view answered: status, unrendered data and headers.
+
+    ``entered``: the action's handler ran (the view did not refuse the caller
+    at the door); ``index``: the bulk item being handled when it failed.
+    """
+
+    status: int
+    data: Any
+    headers: Mapping[str, str]
+    entered: bool = True
+    index: int | None = None
+
+
+class ToolRefused(ToolExecutionError):
+    """The view refused the caller before the action began (401/403)."""
+
+
+#: status -> (code, message, hint); ``{noun}`` is the model's name.
+STATUSES: dict[int, tuple[ErrorCode, str, str | None]] = {
+    401: (
+        ErrorCode.NOT_AUTHENTICATED,
+        "Authentication is required for this tool.",
+        "Send credentials the server accepts (see its documentation) and call again.",
+    ),
+    403: (
+        ErrorCode.PERMISSION_DENIED,
+        "You do not have permission to perform this action.",
+        None,
+    ),
+    404: (
+        ErrorCode.NOT_FOUND,
+        "No {noun} matches the given lookup, or it is not visible to you.",
+        "Check the id, or use the list tool to find the object.",
+    ),
+    409: (
+        ErrorCode.CONFLICT,
+        "The change conflicts with existing data ({noun}); nothing was written.",
+        "A unique value may already be taken, or other rows still refer to this one.",
+    ),
+    429: (ErrorCode.THROTTLED, "Too many calls; wait before calling again.", None),
+}
+_RECOVERABLE = frozenset({404, 409, 429})
+
+# DRF error codes whose stock messages quote the submitted value.
+_REPLACED = {
+    "invalid_choice": "is not one of the allowed choices",
+    "does_not_exist": "refers to an object that does not exist or is not visible to you",
+    "incorrect_type": "has the wrong type for a reference (send an id or a lookup object)",
+    "no_match": "is not a link to an object of the right kind",
+    "incorrect_match": "is not a link to an object of the right kind",
+    "not_a_list": "must be a list",
+    "not_a_dict": "must be an object",
+}
+
+
+def result(
+    tool: str, kind: Kind, noun: str, pk: str, call: Call, answer: Answer
+) -> JSONObject:
+    """The structured result of a call, or the error its status stands for.
+
+    ``noun`` names the model in messages; ``pk`` is its key in bulk results.
+    """
+    if answer.status >= 400:
+        raise _error(tool, noun, call, answer)
+    data = answer.data
+    if call.validate_only:
+        return _validation(data, len(call.body) if call.bulk else None)
+    if call.bulk:
+        return _bulk(data, pk)
+    if kind == Kind.DELETE and data is None:
+        return {"deleted": True}
+    if data is None:
+        return {}
+    if kind == Kind.LIST and isinstance(data, list):
+        data = _page(data, call)
+    structured = plain(data)
+    return structured if isinstance(structured, dict) else {"result": structured}
+
+
+def refused_query(tool: str, exc: Exception) -> ToolExecutionError:
+    """A query the database refused, reported without quoting the database."""
+    correlation = uuid.uuid4().hex[:16]
+    logger.warning(
+        "The database refused a query of %s (correlation id %s)",
+        tool,
+        correlation,
+        exc_info=exc,
+    )
+    return ToolExecutionError(
+        "The database could not run this call as given: a value does not fit "
+        "its column, or the query is too long or too complex for the database "
+        "(long search terms, many filter values). Nothing was written.",
+        code=ErrorCode.REQUEST_REJECTED,
+        tool=tool,
+        recoverable=True,
+        hint="Use fewer or shorter filter values, or values that fit the field.",
+        extra={"correlation_id": correlation},
+    )
+
+
+def _error(tool: str, noun: str, call: Call, answer: Answer) -> Exception:
+    status = answer.status
+    if status == 400:
+        return _rejected(tool, call, answer)
+    if status in STATUSES:
+        code, message, hint = STATUSES[status]
+        retry_after = _retry_after(answer) if status == 429 else None
+        if retry_after is not None:
+            hint = f"Retry after {retry_after:g} seconds."
+        cls = (
+            ToolRefused
+            if status in (401, 403) and not answer.entered
+            else ToolExecutionError
+        )
+        return cls(
+            message.format(noun=noun),
+            code=code,
+            tool=tool,
+            hint=hint,
+            recoverable=status in _RECOVERABLE,
+            retry_after=retry_after,
+        )
+    failed = status >= 500
+    return ToolExecutionError(
+        f"The API {'failed to handle' if failed else 'refused'} the request (HTTP {status}).",
+        code=ErrorCode.INTERNAL_ERROR if failed else ErrorCode.REQUEST_REJECTED,
+        tool=tool,
+    )
+
+
+def _rejected(tool: str, call: Call, answer: Answer) -> ToolInputError:
+    """DRF's 400 as field errors; per item for a bulk body."""
+    if not call.bulk:
+        fields = field_errors(answer.data, call.body)
+        names = ", ".join(dict.fromkeys(f["field"] for f in fields)) or "the data"
+        return ToolInputError(
+            f"{tool} rejected the data: fix {names} and call again.",
+            code=ErrorCode.VALIDATION_FAILED,
+            tool=tool,
+            fields=fields,
+            hint="Each entry of 'fields' names a field, a DRF error code and what is wrong.",
+        )
+    index = answer.index
+    sent = call.body if index is None else call.body[index]
+    fields = []
+    for entry in field_errors(answer.data, sent):
+        match = re.match(r"^\[(\d+)\]\.?(.*)$", entry["field"])
+        if match:
+            entry = {
+                **entry,
+                "index": int(match[1]),
+                "field": match[2] or "non_field_errors",
+            }
+        elif index is not None:
+            entry = {"index": index, **entry}
+        fields.append(entry)
+    indexes = sorted({f["index"] for f in fields if "index" in f})
+    shown = ", ".join(map(str, indexes[:10])) or "?"
+    plural = "s" if len(indexes) != 1 else ""
+    return ToolInputError(
+        f"{tool} rejected {len(indexes) or 'some'} item{plural} of the bulk body "
+        f"(index {shown}); nothing was written. Fix the listed fields and send "
+        "the whole list again.",
+        code=ErrorCode.VALIDATION_FAILED,
+        tool=tool,
+        fields=fields,
+        hint="Each entry of 'fields' names the item index, the field and what is wrong.",
+    )
+
+
+def field_errors(data: Any, sent: Any, prefix: str = "") -> list[FieldError]:
+    """DRF's error data as ``[{"field", "code", "message"}]``, values redacted."""
+    errors: list[FieldError] = []
+    if isinstance(data, Mapping):
+        for key, value in data.items():
+            if isinstance(key, int):  # ListSerializer errors, by item index
+                child = (
+                    sent[key]
+                    if isinstance(sent, list) and 0 <= key < len(sent)
+                    else None
+                )
+                errors.extend(field_errors(value, child, f"{prefix}[{key}]"))
+                continue
+            name = plain_name(key) or "<key>"
+            child = sent.get(key) if isinstance(sent, Mapping) else None
+            if key in ("non_field_errors", "detail"):
+                child = sent
+            errors.extend(
+                field_errors(value, child, f"{prefix}.{name}" if prefix else name)
+            )
+    elif isinstance(data, list | tuple):
+        if all(isinstance(item, str) for item in data):
+            errors.extend(_entry(prefix, item, sent) for item in data)
+        else:
+            for index, item in enumerate(data):
+                if item:
+                    child = (
+                        sent[index]
+                        if isinstance(sent, list) and index < len(sent)
+                        else None
+                    )
+                    errors.extend(field_errors(item, child, f"{prefix}[{index}]"))
+    elif data is not None:
+        errors.append(_entry(prefix, data, sent))
+    return errors
+
+
+def _entry(field: str, detail: Any, sent: Any) -> FieldError:
+    code = str(getattr(detail, "code", None) or "invalid")
+    message = _REPLACED.get(code) or _redact(str(detail), _values(sent))
+    return {"field": field or "non_field_errors", "code": code, "message": message}
+
+
+def _values(sent: Any) -> set[str]:
+    if isinstance(sent, Mapping):
+        sent = list(sent.values())
+    if isinstance(sent, list | tuple):
+        return set().union(*(_values(v) for v in sent)) if sent else set()
+    if sent is None or isinstance(sent, bool) or str(sent) == "":
+        return set()
+    return {str(sent)}
+
+
+def _redact(message: str, values: Iterable[str]) -> str:
+    for value in sorted(values, key=len, reverse=True):
+        if len(value) < 2 and not value.isalnum():
+            continue
+        pattern = re.escape(value)
+        if value[:1].isalnum():
+            pattern = r"(?<![\w])" + pattern + r"(?![\w])"
+        message = re.sub(pattern, "<value>", message)
+    return message
+
+
+def _retry_after(answer: Answer) -> float | None:
+    header = {k.lower(): v for k, v in answer.headers.items()}.get("retry-after")
+    try:
+        return float(header) if header is not None else None
+    except ValueError:
+        return None
+
+
+def _page(rows: list[Any], call: Call) -> JSONObject:
+    """Page a list a view returned whole (no paginator, or a custom ``list``)."""
+    page, size = call.listing.page, call.listing.page_size
+    start = (page - 1) * size
+    chunk = rows[start : start + size]
+    more = start + len(chunk) < len(rows)
+    return {
+        "results": chunk,
+        "count": len(rows),
+        "page": page,
+        "page_size": size,
+        "has_more": more,
+    }
+
+
+def _bulk(data: Any, pk: str) -> JSONObject:
+    """A bulk create's result: the objects, or their ids when many."""
+    rows = plain(data) if isinstance(data, list) else []
+    if len(rows) <= mcp_settings.PAGE_SIZE:
+        return {"created": len(rows), "results": rows}
+    key = next(
+        (k for k in (pk, "id") if all(isinstance(r, dict) and k in r for r in rows)),
+        None,
+    )
+    if key is None:
+        return {"created": len(rows), "results": rows}
+    return {"created": len(rows), "ids": [row[key] for row in rows]}
+
+
+def _validation(data: Any, count: int | None) -> JSONObject:
+    """The result of ``mode: "validate"``: what would be written."""
+    if count is not None:
+        return {"validation": {"valid": True, "action": "create", "count": count}}
+    validated, instance = data["validated"], data["instance"]
+    report: JSONObject = {
+        "valid": True,
+        "action": "create" if instance is None else "update",
+        "data": _by_key(validated),
+    }
+    if instance is not None:
+        report["id"] = _by_key(instance.pk)
+        report["changed_fields"] = [
+            name
+            for name, value in validated.items()
+            if _by_key(getattr(instance, name, None)) != _by_key(value)
+        ]
+    report["written"] = False
+    return {"validation": report}
+
+
+def _by_key(value: Any) -> Any:
+    """Validated data as JSON: related rows become their primary keys."""
+    if isinstance(value, Model):
+        return _by_key(value.pk)
+    if isinstance(value, Manager | QuerySet):
+        return sorted(_by_key(v) for v in value.values_list("pk", flat=True))
+    if isinstance(value, Mapping):
+        return {str(k): _by_key(v) for k, v in value.items()}
+    if isinstance(value, set):
+        return sorted((_by_key(v) for v in value), key=str)
+    if isinstance(value, list | tuple):
+        return [_by_key(v) for v in value]
+    return plain(value)

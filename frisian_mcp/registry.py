@@ -1,0 +1,258 @@
+"""The ToolRegistry: every tool by name, who may see it, and the call path.
+
+:meth:`ToolRegistry.dispatch` takes three downward steps: check the
+arguments (:mod:`~frisian_mcp.guards`), run the action
+(:mod:`~frisian_mcp.invocation`), shape the result
+(:mod:`~frisian_mcp.arguments`). The registry is built once per process and
+rebuilt when a relevant setting changes.
+"""
+
+from __future__ import annotations
+
+import difflib
+import fnmatch
+import threading
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from django.core.signals import setting_changed
+from django.dispatch import receiver
+
+from frisian_mcp import arguments, guards, invocation, outcomes
+from frisian_mcp.conf import mcp_settings
+from frisian_mcp.discovery import assign_names, get_discovery_backend
+from frisian_mcp.dispatchers import DispatcherTool, build_dispatchers
+from frisian_mcp.exceptions import ToolInputError
+from frisian_mcp.schema import SchemaBuilder, SchemaProblem
+from frisian_mcp.tools import Tool
+from frisian_mcp.types import CallContext, ErrorCode, JSONObject, ToolDefinition
+
+__all__ = ["ToolRegistry", "get_registry", "reset_registry"]
+
+
+class ToolRegistry:
+    """Every tool of the project, by name; no HTTP, no JSON-RPC."""
+
+    def __init__(
+        self,
+        tools: Mapping[str, Tool],
+        clashes: list[str] | None = None,
+        builder: SchemaBuilder | None = None,
+    ) -> None:
+        self._tools = dict(sorted(tools.items()))
+        self.clashes = list(clashes or [])
+        self.builder = builder or SchemaBuilder()
+        self.dispatchers = build_dispatchers(self._tools.values())
+        self._dispatcher_sets: dict[frozenset[str], dict[str, DispatcherTool]] = {}
+
+    @classmethod
+    def from_settings(cls) -> ToolRegistry:
+        """Discover the endpoints with the configured backend and name them."""
+        backend = get_discovery_backend()
+        endpoints = backend.get_endpoints()
+        prefix = backend.get_path_prefix(endpoints)
+        names, clashes = assign_names(
+            (backend.get_tool_name(e, prefix), e) for e in endpoints
+        )
+        builder, lock = SchemaBuilder(), threading.RLock()
+        tools = {
+            name: Tool(name, endpoint, builder, prefix, lock)
+            for name, endpoint in names.items()
+            if _selected(name)
+        }
+        return cls(tools, clashes, builder)
+
+    def __iter__(self) -> Iterator[Tool]:
+        return iter(self._tools.values())
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    @property
+    def layout(self) -> str:
+        """``"flat"`` or ``"dispatcher"``: what ``tools/list`` shows."""
+        layout = mcp_settings.TOOL_LAYOUT
+        if layout == "auto":
+            many = len(self._tools) > mcp_settings.DISPATCHER_THRESHOLD
+            return "dispatcher" if many else "flat"
+        return layout
+
+    @property
+    def problems(self) -> list[SchemaProblem]:
+        """What went wrong while the schemas built so far were built."""
+        return list(self.builder.problems)
+
+    def visible(self, context: CallContext | None) -> Visibility:
+        """Who-may-see-what for one caller (everything without a context)."""
+        return Visibility(self, context)
+
+    def definitions(
+        self, layout: str | None = None, context: CallContext | None = None
+    ) -> list[ToolDefinition]:
+        """``tools/list`` entries in name order: flat tools or dispatchers."""
+        seen = self.visible(context)
+        if (layout or self.layout) == "dispatcher":
+            return [d.definition() for d in self._dispatchers(seen).values()]
+        found = (t.definition() for t in self._tools.values() if seen(t))
+        return [d for d in found if d is not None]
+
+    def page(
+        self, offset: int, size: int, context: CallContext | None = None
+    ) -> tuple[list[ToolDefinition], int | None]:
+        """One ``tools/list`` page from position ``offset``, and the next one.
+
+        Positions count the unfiltered list, so a page probes only the tools
+        it walks past. ``None`` marks the last page.
+        """
+        if self.layout == "dispatcher":
+            entries = self.definitions(context=context)
+            end = offset + size
+            return entries[offset:end], (end if end < len(entries) else None)
+        seen = self.visible(context)
+        tools = list(self._tools.values())
+        result: list[ToolDefinition] = []
+        position = offset
+        while position < len(tools) and len(result) < size:
+            tool = tools[position]
+            position += 1
+            definition = tool.definition() if seen(tool) else None
+            if definition is not None:
+                result.append(definition)
+        rest = tools[position:]
+        more = any(seen(t) and t.definition() is not None for t in rest)
+        return result, (position if more else None)
+
+    def dispatch(
+        self, name: str, args: Mapping[str, Any], context: CallContext
+    ) -> JSONObject:
+        """Run one ``tools/call``; return its ``structuredContent``.
+
+        Raises :class:`ToolInputError` for argument problems and
+        :class:`~frisian_mcp.exceptions.ToolExecutionError` when the action
+        ran and failed.
+        """
+        if name not in self._tools and name in self.dispatchers:
+            seen = self.visible(context)
+            dispatcher = self._dispatchers(seen).get(name)
+            if dispatcher is None:
+                raise self._unknown_tool(name, seen)
+            target, routed = dispatcher.route(args)
+            if target is None:
+                return routed
+            name, args = target, routed
+        tool = self._tools.get(name)
+        schema = tool.schema if tool is not None else None
+        if tool is None or schema is None:
+            raise self._unknown_tool(name, self.visible(context))
+        if args.get("help") is True and "help" in schema.protocol_arguments:
+            if not self.visible(context)(tool):
+                raise self._unknown_tool(name, self.visible(context))
+            return arguments.help_document(
+                tool.name, tool.title, tool.kind, tool.description, schema
+            )
+        call = guards.check(tool.name, tool.kind, schema, args, context.caller)
+        try:
+            answer = invocation.run(tool, call, context)
+            noun, pk = _subject(tool)
+            result = outcomes.result(tool.name, tool.kind, noun, pk, call, answer)
+        except outcomes.ToolRefused:
+            if not mcp_settings.FILTER_TOOLS_BY_PERMISSION:
+                raise
+            raise self._unknown_tool(name, self.visible(context)) from None
+        return arguments.finish(tool.name, tool.kind, call, result, context.caller)
+
+    def _dispatchers(self, seen: Visibility) -> dict[str, DispatcherTool]:
+        """The dispatchers holding only routes the caller may use."""
+        if seen.everything:
+            return self.dispatchers
+        visible = [tool for tool in self._tools.values() if seen(tool)]
+        if len(visible) == len(self._tools):
+            return self.dispatchers
+        # Callers with the same permissions share dispatchers (and their
+        # definitions); a few distinct sets are the usual case.
+        key = frozenset(tool.name for tool in visible)
+        if key not in self._dispatcher_sets:
+            if len(self._dispatcher_sets) >= 64:
+                self._dispatcher_sets.clear()
+            self._dispatcher_sets[key] = build_dispatchers(visible)
+        return self._dispatcher_sets[key]
+
+    def _unknown_tool(self, name: object, seen: Visibility) -> ToolInputError:
+        close = (
+            difflib.get_close_matches(name, list(self._tools), n=10, cutoff=0.6)
+            if isinstance(name, str)
+            else []
+        )
+        suggestions = [n for n in close if seen(self._tools[n])][:3]
+        message = "Unknown tool."
+        if suggestions:
+            message += f" Did you mean: {', '.join(suggestions)}?"
+        return ToolInputError(
+            message,
+            code=ErrorCode.UNKNOWN_TOOL,
+            hint="Call tools/list for the available tools.",
+            extra={"suggestions": suggestions},
+        )
+
+
+class Visibility:
+    """Whether one caller may use a tool: its permission classes, probed."""
+
+    def __init__(self, registry: ToolRegistry, context: CallContext | None) -> None:
+        self.everything = context is None or not mcp_settings.FILTER_TOOLS_BY_PERMISSION
+        self._probe = invocation.Probe(context) if context is not None else None
+
+    def __call__(self, tool: Tool) -> bool:
+        return self.everything or self._probe is None or self._probe.allows(tool)
+
+
+def _subject(tool: Tool) -> tuple[str, str]:
+    """The model's name for messages and its primary key's name."""
+    model = tool.model
+    if model is None:
+        return "object", "id"
+    pk = model._meta.pk
+    return str(model._meta.verbose_name), pk.name if pk is not None else "id"
+
+
+def _selected(name: str) -> bool:
+    """Whether INCLUDE and EXCLUDE let the tool ``name`` through."""
+    include, exclude = mcp_settings.INCLUDE, mcp_settings.EXCLUDE
+    if include and not any(fnmatch.fnmatchcase(name, p) for p in include):
+        return False
+    return not any(fnmatch.fnmatchcase(name, p) for p in exclude)
+
+
+_registry: ToolRegistry | None = None
+_registry_lock = threading.Lock()
+
+
+def get_registry() -> ToolRegistry:
+    """The process-wide registry, built on first use."""
+    global _registry
+    with _registry_lock:
+        if _registry is None:
+            _registry = ToolRegistry.from_settings()
+        return _registry
+
+
+def reset_registry() -> None:
+    """Forget the registry; the next use discovers again."""
+    global _registry
+    with _registry_lock:
+        _registry = None
+
+
+_RELEVANT = frozenset(
+    {"FRISIAN_MCP", "ROOT_URLCONF", "REST_FRAMEWORK", "SPECTACULAR_SETTINGS"}
+    | {"INSTALLED_APPS"}
+)
+
+
+@receiver(setting_changed)
+def _reset_on_setting_change(*, setting: str, **kwargs: Any) -> None:
+    if setting in _RELEVANT:
+        reset_registry()

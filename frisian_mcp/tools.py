@@ -1,0 +1,138 @@
+"""Tools: one discovered endpoint as an MCP tool, with its metadata.
+
+A :class:`Tool` knows its endpoint, kind, title, annotations and, built on
+first use, its :class:`~frisian_mcp.schema.ToolSchema`.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass, field
+
+from django.db import models
+
+from frisian_mcp.schema import SchemaBuilder, ToolSchema
+from frisian_mcp.types import ACTIONS, Endpoint, Kind, ToolAnnotations, ToolDefinition
+
+__all__ = ["Tool"]
+
+
+@dataclass
+class Tool:
+    """One MCP tool: a DRF action with a name, metadata and a lazy schema."""
+
+    name: str
+    endpoint: Endpoint
+    builder: SchemaBuilder
+    path_prefix: str
+    lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
+    _schema: ToolSchema | None = field(default=None, init=False, repr=False)
+    _built: bool = field(default=False, init=False, repr=False)
+    _definition: ToolDefinition | None = field(default=None, init=False, repr=False)
+
+    @property
+    def kind(self) -> Kind:
+        """What the tool does: list, read, create, update, delete or action."""
+        return self.endpoint.kind
+
+    @property
+    def model(self) -> type[models.Model] | None:
+        """The model the view serves, when its class declares one."""
+        view = self.endpoint.view_class
+        model = getattr(getattr(view, "queryset", None), "model", None)
+        if model is None:
+            serializer = getattr(view, "serializer_class", None)
+            model = getattr(getattr(serializer, "Meta", None), "model", None)
+        is_model = isinstance(model, type) and issubclass(model, models.Model)
+        return model if is_model else None
+
+    @property
+    def schema(self) -> ToolSchema | None:
+        """The schema; ``None`` when excluded from the API's schema or broken."""
+        if not self._built:
+            with self.lock:
+                if not self._built:
+                    self._schema = self.builder.build(self.endpoint, self.path_prefix)
+                    self._built = True
+        return self._schema
+
+    def nouns(self) -> tuple[str, str]:
+        """The model's verbose names (singular, plural), else the view's."""
+        model = self.model
+        if model is None:
+            noun = _humanize(self.endpoint.view_class.__name__)
+            return noun, noun
+        meta = model._meta
+        return str(meta.verbose_name), str(meta.verbose_name_plural)
+
+    @property
+    def title(self) -> str:
+        """A short human-readable title."""
+        noun, plural = self.nouns()
+        action = ACTIONS.get(self.endpoint.action)
+        if action is not None:
+            return action.title.format(noun=noun, plural=plural)
+        return f"{_humanize(self.endpoint.action).capitalize()} ({noun})"
+
+    @property
+    def description(self) -> str:
+        """What the tool does and how to call it; never empty."""
+        schema = self.schema
+        noun = str(self.model._meta.verbose_name) if self.model else "object"
+        plural = str(self.model._meta.verbose_name_plural) if self.model else "objects"
+        lookup = (
+            ", ".join(schema.path_arguments)
+            if schema and schema.path_arguments
+            else "id"
+        )
+        action = ACTIONS.get(self.endpoint.action)
+        parts = [
+            action.lead.format(noun=noun, plural=plural, lookup=lookup)
+            if action is not None
+            else f"{_humanize(self.endpoint.action).capitalize()} "
+            f"({self.endpoint.method} on a {noun})."
+        ]
+        if schema is not None:
+            parts.extend(
+                t for t in (schema.summary, schema.description) if t and t not in parts
+            )
+        return "\n\n".join(parts)
+
+    @property
+    def annotations(self) -> ToolAnnotations:
+        """Behaviour hints (MCP 2025-11-25 ``ToolAnnotations``)."""
+        kind = self.kind
+        read_only = kind in (Kind.LIST, Kind.READ) or (
+            kind == Kind.ACTION and self.endpoint.method == "GET"
+        )
+        hints: ToolAnnotations = {"title": self.title, "readOnlyHint": read_only}
+        if kind == Kind.READ:
+            hints["idempotentHint"] = True
+        if not read_only:
+            hints["destructiveHint"] = kind != Kind.CREATE
+            hints["idempotentHint"] = kind in (Kind.UPDATE, Kind.DELETE)
+        hints["openWorldHint"] = False
+        return hints
+
+    def definition(self) -> ToolDefinition | None:
+        """The ``tools/list`` entry; ``None`` when the tool has no schema."""
+        if self._definition is None:
+            schema = self.schema
+            if schema is None:
+                return None
+            self._definition = {
+                "name": self.name,
+                "title": self.title,
+                "description": self.description,
+                "inputSchema": schema.input_schema,
+                "annotations": self.annotations,
+            }
+            if schema.output_schema is not None:
+                self._definition["outputSchema"] = schema.output_schema
+        return self._definition
+
+
+def _humanize(name: str) -> str:
+    name = re.sub(r"(?<!^)(?=[A-Z])", " ", name).replace("_", " ").replace("-", " ")
+    return re.sub(r"\s+", " ", name).strip().lower()
