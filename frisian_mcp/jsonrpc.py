@@ -1,28 +1,20 @@
 """JSON-RPC 2.0 and the MCP methods: the only place that writes errors to the wire.
 
-:func:`handle` takes a raw body and returns a :class:`Reply`. Both protocol
-eras are served on one URL, chosen per request (2026-07-28 basic/versioning
-"Dual-era"); what differs between revisions is data in :data:`REVISIONS`:
+:func:`handle` takes a raw body and returns a :class:`Reply`: the body is
+parsed once (:mod:`~frisian_mcp.parsers`), its revision chosen
+(:mod:`~frisian_mcp.revisions`) and each message answered by one handler
+whose differences per revision are data.
 
-- the handshake era (2025-03-26, 2025-06-18, 2025-11-25): ``initialize``
-  negotiates the version, then ``ping``, ``tools/list``, ``tools/call``;
-- the stateless 2026-07-28 revision: every request carries its version and
-  capabilities in ``_meta`` and mirrors method, tool name and version into
-  headers. It is checked in this order: ``_meta`` (-32602), headers
-  (-32020), version (-32022), method (-32601, HTTP 404).
-
-``JSONRPCError`` becomes its error object, ``ToolInputError`` -32602 with
-its payload in ``error.data``, ``ToolExecutionError`` an ``isError`` result,
-and anything else -32603 with a correlation id (logged, never shown).
+``JSONRPCError`` becomes its error object with its own HTTP status,
+``ToolInputError`` -32602 with its payload in ``error.data``,
+``ToolExecutionError`` an ``isError`` result, and anything else -32603 with
+a correlation id (logged, never shown).
 """
 
 from __future__ import annotations
 
-import base64
 import json
 import logging
-import re
-import time
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -30,73 +22,41 @@ from typing import Any
 
 from frisian_mcp import __version__, arguments
 from frisian_mcp.conf import mcp_settings
-from frisian_mcp.discovery import TOOL_NAME_PATTERN
 from frisian_mcp.exceptions import (
-    HeaderMismatch,
     InternalError,
     InvalidParams,
     InvalidRequest,
     JSONRPCError,
     MethodNotFound,
-    ParseError,
     ToolExecutionError,
     ToolInputError,
-    UnsupportedProtocolVersion,
+)
+from frisian_mcp.parsers import (
+    NOTIFICATION,
+    BodyError,
+    envelope,
+    parse,
+    readable_id,
 )
 from frisian_mcp.registry import ToolRegistry, get_registry
+from frisian_mcp.revisions import (
+    REVISIONS,
+    SERVER_INFO_META,
+    SUPPORTED_VERSIONS,
+    Revision,
+    check_modern,
+    select,
+)
 from frisian_mcp.types import CallContext, ErrorCode, JSONObject
 
 __all__ = [
-    "MODERN_VERSIONS",
-    "REVISIONS",
-    "SUPPORTED_VERSIONS",
     "Reply",
-    "Revision",
     "error_body",
     "handle",
     "internal_error",
 ]
 
 logger = logging.getLogger("frisian_mcp")
-#: One line per ``tools/call``: tool, user id, outcome code and duration.
-call_logger = logging.getLogger("frisian_mcp.calls")
-
-MODERN_VERSION_META = "io.modelcontextprotocol/protocolVersion"
-CLIENT_CAPABILITIES_META = "io.modelcontextprotocol/clientCapabilities"
-SERVER_INFO_META = "io.modelcontextprotocol/serverInfo"
-_HANDSHAKE = frozenset({"initialize", "ping", "tools/list", "tools/call"})
-
-
-@dataclass(frozen=True)
-class Revision:
-    """What one protocol revision changes on the wire.
-
-    ``batches``: JSON-RPC batches (2025-03-26 only); ``structured``: tool
-    titles, ``outputSchema`` and ``structuredContent`` (from 2025-06-18);
-    ``stateless``: per-request ``_meta`` and mirrored headers, results with
-    ``resultType`` and caching hints (2026-07-28).
-    """
-
-    methods: frozenset[str]
-    batches: bool = False
-    structured: bool = True
-    stateless: bool = False
-
-
-REVISIONS: dict[str, Revision] = {
-    "2025-03-26": Revision(_HANDSHAKE, batches=True, structured=False),
-    "2025-06-18": Revision(_HANDSHAKE),
-    "2025-11-25": Revision(_HANDSHAKE),
-    "2026-07-28": Revision(
-        frozenset({"server/discover", "tools/list", "tools/call"}), stateless=True
-    ),
-}
-#: Handshake-era versions, oldest first; the last is offered by default.
-SUPPORTED_VERSIONS = tuple(v for v, r in REVISIONS.items() if not r.stateless)
-#: Per-request (stateless) versions.
-MODERN_VERSIONS = tuple(v for v, r in REVISIONS.items() if r.stateless)
-#: Assumed without an MCP-Protocol-Version header (2025-11-25 basic/transports).
-ASSUMED_VERSION = "2025-03-26"
 
 
 @dataclass(frozen=True)
@@ -124,11 +84,15 @@ def handle(
     headers = headers or {}
     header_version = header_version or headers.get("MCP-Protocol-Version")
     try:
-        message = _parse(payload)
-        version = _version(message, header_version)
+        message = parse(payload, mcp_settings.MAX_JSON_DEPTH)
+    except BodyError as refused:
+        return Reply(
+            refused.error.http_status, error_body(refused.request_id, refused.error)
+        )
+    try:
+        version = select(message, header_version)
     except JSONRPCError as exc:
-        request_id = _readable_id(message) if "message" in locals() else None
-        return Reply(exc.http_status, error_body(request_id, exc))
+        return Reply(exc.http_status, error_body(readable_id(message), exc))
     context.protocol_version = version
     exchange = _Exchange(context, registry, headers, REVISIONS[version])
     if isinstance(message, list):
@@ -196,12 +160,12 @@ class _Exchange:
         """HTTP status and response for one message (``None``: nothing to say)."""
         stateless = self.revision.stateless
         try:
-            method, request_id, params = _envelope(message)
+            method, request_id, params = envelope(message)
         except JSONRPCError as exc:
             return (400 if stateless else exc.http_status), error_body(
-                _readable_id(message), exc
+                readable_id(message), exc
             )
-        if request_id is _NOTIFICATION or (method is None and not stateless):
+        if request_id is NOTIFICATION or (method is None and not stateless):
             # Notifications and client responses need no answer (JSON-RPC
             # 2.0 §4.1); a stateless server sends no requests to answer.
             return 202, None
@@ -211,7 +175,7 @@ class _Exchange:
                     "Invalid request: the server expects no responses."
                 )
             if stateless:
-                self.check_modern(method, params)
+                check_modern(method, params, self.headers)
             if method not in self.revision.methods:
                 raise MethodNotFound(
                     f"Method not found: {_safe_method(method)}.",
@@ -219,41 +183,7 @@ class _Exchange:
                 )
         except JSONRPCError as exc:
             return exc.http_status, error_body(request_id, exc)
-        started = time.perf_counter()
-        status, response = self.answer(method, request_id, params)
-        if method == "tools/call":
-            _log_call(self.context, params, response, time.perf_counter() - started)
-        return status, response
-
-    def check_modern(self, method: str, params: JSONObject) -> None:
-        """Refuse a 2026-07-28 request whose ``_meta``, headers or version fail."""
-        meta = params.get("_meta")
-        meta = meta if isinstance(meta, dict) else {}
-        version = meta.get(MODERN_VERSION_META)
-        if not isinstance(version, str) or not isinstance(
-            meta.get(CLIENT_CAPABILITIES_META), dict
-        ):
-            raise InvalidParams(
-                "Invalid params: a 2026-07-28 request needs _meta with "
-                f"{MODERN_VERSION_META} (a string) and {CLIENT_CAPABILITIES_META} "
-                "(an object); clients of earlier versions send initialize first.",
-                http_status=400,
-            )
-        mirrored: list[tuple[str, object]] = [
-            ("MCP-Protocol-Version", version),
-            ("Mcp-Method", method),
-        ]
-        if method == "tools/call":
-            mirrored.append(("Mcp-Name", params.get("name")))
-        for header, expected in mirrored:
-            if _header_value(self.headers.get(header)) != expected:
-                raise HeaderMismatch(
-                    f"Header mismatch: the {header} header must be present and "
-                    "equal the request body's value (Base64-encoded as "
-                    "=?base64?...?= when it is not plain ASCII)."
-                )
-        if version not in MODERN_VERSIONS:
-            raise _unsupported(version)
+        return self.answer(method, request_id, params)
 
     def answer(
         self, method: str, request_id: Any, params: JSONObject
@@ -382,138 +312,6 @@ class _Exchange:
 
 
 _CURSOR = "tools_list_cursor"
-_BASE64_SENTINEL = re.compile(r"=\?base64\?([A-Za-z0-9+/]*={0,2})\?=")
-_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
-
-
-class _Notification:
-    """Marks a message without an id."""
-
-
-_NOTIFICATION: Any = _Notification()
-
-
-def _parse(payload: bytes) -> Any:
-    """The decoded body: UTF-8 JSON, an object or array, not nested too deep."""
-    limit = mcp_settings.MAX_JSON_DEPTH
-    too_deep = InvalidRequest(
-        f"Invalid request: the body nests arrays and objects deeper than {limit} levels."
-    )
-    try:
-        # MCP messages are UTF-8 (a BOM is tolerated); json.loads would also
-        # guess UTF-16/32 and let raw surrogate bytes through.
-        message = json.loads(payload.decode("utf-8-sig"))
-    except RecursionError as exc:
-        raise too_deep from exc
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise ParseError() from exc
-    if _SURROGATE_ESCAPE.search(payload):
-        # Valid syntax, but a lone surrogate escape is not text: no database
-        # or reply could carry it. Pairs decode to one character and pass.
-        try:
-            json.dumps(message, ensure_ascii=False).encode("utf-8")
-        except UnicodeEncodeError as exc:
-            raise ParseError() from exc
-    if payload.count(b"[") + payload.count(b"{") > limit and _nests_deeper(
-        message, limit
-    ):
-        raise too_deep
-    if not isinstance(message, dict | list):
-        raise InvalidRequest("Invalid request: the body must be a JSON object.")
-    return message
-
-
-def _nests_deeper(value: Any, limit: int) -> bool:
-    """Whether arrays and objects nest deeper than ``limit`` levels (no recursion)."""
-    stack = [(value, 1)] if isinstance(value, dict | list) else []
-    while stack:
-        node, depth = stack.pop()
-        if depth > limit:
-            return True
-        for child in node.values() if isinstance(node, dict) else node:
-            if isinstance(child, dict | list):
-                stack.append((child, depth + 1))
-    return False
-
-
-def _version(message: Any, header_version: str | None) -> str:
-    """The revision a request speaks (2026-07-28 basic/versioning "Dual-era").
-
-    A modern ``MCP-Protocol-Version`` header, ``_meta`` with a version or the
-    modern-only ``server/discover`` select the stateless revision; anything
-    else is the handshake era, 2025-03-26 without a header.
-    """
-    params = message.get("params") if isinstance(message, dict) else None
-    meta = params.get("_meta") if isinstance(params, dict) else None
-    if (
-        header_version in MODERN_VERSIONS
-        or (isinstance(message, dict) and message.get("method") == "server/discover")
-        or (isinstance(meta, dict) and MODERN_VERSION_META in meta)
-    ):
-        return MODERN_VERSIONS[-1]
-    if header_version is None:
-        return ASSUMED_VERSION
-    if header_version not in SUPPORTED_VERSIONS:
-        raise _unsupported(header_version)
-    return header_version
-
-
-def _envelope(message: Any) -> tuple[str | None, Any, JSONObject]:
-    """Check one message; return (method, id, params) or raise."""
-    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
-        raise InvalidRequest('Invalid request: "jsonrpc" must be "2.0".')
-    if "method" not in message:
-        if "id" in message and ("result" in message or "error" in message):
-            return None, _readable_id(message), {}
-        raise InvalidRequest("Invalid request: a request needs a method.")
-    method = message["method"]
-    if not isinstance(method, str) or not method:
-        raise InvalidRequest("Invalid request: method must be a non-empty string.")
-    params = message.get("params")
-    params = {} if params is None else params
-    if "id" not in message:
-        return method, _NOTIFICATION, params if isinstance(params, dict) else {}
-    request_id = message["id"]
-    if isinstance(request_id, bool) or not isinstance(request_id, str | int):
-        # 2025-11-25 basic/index "Requests": ids are strings or integers.
-        raise InvalidRequest("Invalid request: id must be a string or an integer.")
-    if method.startswith("notifications/"):
-        raise InvalidRequest("Invalid request: notifications must not carry an id.")
-    if not isinstance(params, dict):
-        raise InvalidParams("Invalid params: params must be an object.")
-    return method, request_id, params
-
-
-def _readable_id(message: Any) -> Any:
-    request_id = message.get("id") if isinstance(message, dict) else None
-    if isinstance(request_id, str | int) and not isinstance(request_id, bool):
-        return request_id
-    return None
-
-
-def _header_value(value: str | None) -> str | None:
-    """A mirrored header's value, decoded from ``=?base64?...?=`` when so sent.
-
-    2026-07-28 streamable-http "Value Encoding". ``None`` when absent or
-    undecodable.
-    """
-    match = _BASE64_SENTINEL.fullmatch(value) if value is not None else None
-    if match is None:
-        return value
-    try:
-        return base64.b64decode(match.group(1), validate=True).decode("utf-8")
-    except (ValueError, UnicodeDecodeError):
-        return None
-
-
-def _unsupported(requested: str) -> UnsupportedProtocolVersion:
-    shown = requested if len(requested) <= 32 and requested.isprintable() else None
-    return UnsupportedProtocolVersion(
-        "Unsupported protocol version; this server speaks "
-        + ", ".join(REVISIONS)
-        + " (initialize first for the versions before 2026-07-28).",
-        data={"supported": list(REVISIONS), "requested": shown},
-    )
 
 
 def _read_cursor(cursor: object) -> int:
@@ -529,49 +327,6 @@ def _read_cursor(cursor: object) -> int:
             data={"code": ErrorCode.INVALID_TOKEN.value},
         )
     return offset
-
-
-def _log_call(
-    context: CallContext, params: JSONObject, response: JSONObject, seconds: float
-) -> None:
-    """Log one ``tools/call``: tool, user id, outcome code, duration; no values."""
-    if not call_logger.isEnabledFor(logging.INFO):
-        return
-    name = params.get("name")
-    tool = name if isinstance(name, str) and TOOL_NAME_PATTERN.fullmatch(name) else None
-    user = getattr(context.user, "pk", None)
-    outcome = _outcome(response)
-    milliseconds = round(seconds * 1000, 1)
-    call_logger.info(
-        "tools/call tool=%s user=%s outcome=%s duration_ms=%.1f",
-        tool or "-",
-        user if user is not None else "-",
-        outcome,
-        milliseconds,
-        extra={
-            "mcp_tool": tool,
-            "mcp_user_id": user,
-            "mcp_outcome": outcome,
-            "mcp_duration_ms": milliseconds,
-        },
-    )
-
-
-def _outcome(response: JSONObject) -> str:
-    """``ok`` or the error code of a ``tools/call`` response."""
-    error = response.get("error")
-    if isinstance(error, dict):
-        data = error.get("data")
-        return str(
-            data["code"]
-            if isinstance(data, dict) and "code" in data
-            else error.get("code")
-        )
-    result = response.get("result", {})
-    if not result.get("isError"):
-        return "ok"
-    payload = json.loads(result["content"][0]["text"]).get("error", {})
-    return str(payload.get("code", "error"))
 
 
 def _safe_method(method: str) -> str:

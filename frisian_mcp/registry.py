@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import difflib
 import fnmatch
+import logging
 import threading
+import time
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -20,14 +22,21 @@ from django.dispatch import receiver
 
 from frisian_mcp import arguments, guards, invocation, outcomes
 from frisian_mcp.conf import mcp_settings
-from frisian_mcp.discovery import assign_names, get_discovery_backend
+from frisian_mcp.discovery import (
+    TOOL_NAME_PATTERN,
+    assign_names,
+    get_discovery_backend,
+)
 from frisian_mcp.dispatchers import DispatcherTool, build_dispatchers
-from frisian_mcp.exceptions import ToolInputError
+from frisian_mcp.exceptions import ToolError, ToolInputError
 from frisian_mcp.schema import SchemaBuilder, SchemaProblem
 from frisian_mcp.tools import Tool
 from frisian_mcp.types import CallContext, ErrorCode, JSONObject, ToolDefinition
 
 __all__ = ["ToolRegistry", "get_registry", "reset_registry"]
+
+#: One line per ``tools/call``: tool, user id, outcome code and duration.
+call_logger = logging.getLogger("frisian_mcp.calls")
 
 
 class ToolRegistry:
@@ -132,8 +141,22 @@ class ToolRegistry:
 
         Raises :class:`ToolInputError` for argument problems and
         :class:`~frisian_mcp.exceptions.ToolExecutionError` when the action
-        ran and failed.
+        ran and failed. Logs one line on ``frisian_mcp.calls``, no values.
         """
+        started, outcome = time.perf_counter(), "internal_error"
+        try:
+            structured = self._dispatch(name, args, context)
+            outcome = "ok"
+            return structured
+        except ToolError as exc:
+            outcome = exc.code.value
+            raise
+        finally:
+            _log_call(name, context, outcome, time.perf_counter() - started)
+
+    def _dispatch(
+        self, name: str, args: Mapping[str, Any], context: CallContext
+    ) -> JSONObject:
         if name not in self._tools and name in self.dispatchers:
             seen = self.visible(context)
             dispatcher = self._dispatchers(seen).get(name)
@@ -207,6 +230,27 @@ class Visibility:
 
     def __call__(self, tool: Tool) -> bool:
         return self.everything or self._probe is None or self._probe.allows(tool)
+
+
+def _log_call(name: str, context: CallContext, outcome: str, seconds: float) -> None:
+    if not call_logger.isEnabledFor(logging.INFO):
+        return
+    tool = name if TOOL_NAME_PATTERN.fullmatch(name) else None
+    user = getattr(context.user, "pk", None)
+    milliseconds = round(seconds * 1000, 1)
+    call_logger.info(
+        "tools/call tool=%s user=%s outcome=%s duration_ms=%.1f",
+        tool or "-",
+        "-" if user is None else user,
+        outcome,
+        milliseconds,
+        extra={
+            "mcp_tool": tool,
+            "mcp_user_id": user,
+            "mcp_outcome": outcome,
+            "mcp_duration_ms": milliseconds,
+        },
+    )
 
 
 def _subject(tool: Tool) -> tuple[str, str]:

@@ -33,7 +33,7 @@ from django.http import HttpResponse
 from django.test import Client
 from django.urls import reverse
 
-from frisian_mcp.jsonrpc import (
+from frisian_mcp.revisions import (
     CLIENT_CAPABILITIES_META,
     MODERN_VERSION_META,
     MODERN_VERSIONS,

@@ -47,7 +47,7 @@ from hypothesis import strategies as st
 from demo_project.contacts.models import Contact
 from demo_project.dcim.models import Device, Site, Tag
 from frisian_mcp.conf import mcp_settings
-from frisian_mcp.jsonrpc import SUPPORTED_VERSIONS
+from frisian_mcp.revisions import SUPPORTED_VERSIONS
 from frisian_mcp.testing import MCPTestClient
 
 pytestmark = pytest.mark.django_db

@@ -326,3 +326,57 @@ def test_what_django_finds_suspicious_is_a_400(client: Client) -> None:
     )
     assert response.status_code == 400
     assert response.json()["error"]["code"] == -32600
+
+
+# --- bodies that read differently to different parsers ----------------------
+
+CREATE = (
+    '"method":"tools/call","params":{"name":"contacts__create",'
+    '"arguments":{"email":"dup@example.com"}}'
+)
+
+
+@pytest.mark.parametrize(
+    ("body", "path", "request_id"),
+    [
+        # A proxy keeping the first "method" would see a ping.
+        ('{"jsonrpc":"2.0","id":5,"method":"ping",' + CREATE + "}", "method", 5),
+        (
+            '{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":'
+            '"contacts__create","arguments":{"email":"SECRET-a@example.com",'
+            '"email":"SECRET-b@example.com"}}}',
+            "params.arguments.email",
+            5,
+        ),
+        # The id itself is in doubt: the reply carries none.
+        ('{"jsonrpc":"2.0","id":5,"id":6,' + CREATE + "}", "id", None),
+        (
+            '{"jsonrpc":"2.0","id":5,' + CREATE[:-2] + ',"tags":[{"a":1,"a":2}]}}}',
+            "params.arguments.tags[0].a",
+            5,
+        ),
+    ],
+)
+def test_duplicate_keys_are_refused_by_path(
+    client: Client, body: str, path: str, request_id: Any
+) -> None:
+    response = post_raw(client, body)
+    assert response.status_code == 400
+    reply = response.json()
+    assert reply["id"] == request_id
+    assert reply["error"]["code"] == -32600
+    assert f"the key {path} appears more than once" in reply["error"]["message"]
+    assert "SECRET" not in response.content.decode()
+    assert not Contact.objects.exists()
+
+
+def test_a_lone_surrogate_is_named_and_the_id_kept(client: Client) -> None:
+    body = json.dumps(call("contacts__create", {"email": "a@example.com"}))
+    body = body.replace('"id": 1', '"id": 7').replace("a@example", "a\\ud800@example")
+    response = post_raw(client, body)
+    assert response.status_code == 400
+    reply = response.json()
+    assert reply["id"] == 7
+    assert reply["error"]["code"] == -32700
+    assert "lone UTF-16 surrogate" in reply["error"]["message"]
+    assert not Contact.objects.exists()

@@ -431,3 +431,14 @@ def test_unexpected_exception_is_internal_error_without_internals(
     assert len(body["error"]["data"]["correlation_id"]) == 16
     assert "SECRET" not in response.content.decode()
     assert "Traceback" not in response.content.decode()
+
+
+@pytest.mark.parametrize("method", ["tööls/list", "tools/list\u0661", "x" * 65])
+def test_unknown_method_names_that_are_not_plain_are_not_echoed(
+    client: Client, method: str
+) -> None:
+    response = raw(client, {"jsonrpc": "2.0", "id": 1, "method": method})
+    assert response.json()["error"] == {
+        "code": -32601,
+        "message": "Method not found: <method>.",
+    }
