@@ -132,3 +132,52 @@ class BrokenBackend(URLConfDiscoveryBackend):
 class ClashingBackend(URLConfDiscoveryBackend):
     def get_tool_name(self, endpoint, path_prefix: str) -> str:  # type: ignore[no-untyped-def]
         return "dup__" + endpoint.action
+
+
+class BrokenSchemaBackend(URLConfDiscoveryBackend):
+    """Adds one endpoint whose serializer fails for a mock request."""
+
+    def get_endpoints(self) -> list:  # type: ignore[type-arg]
+        from rest_framework import serializers, viewsets
+
+        from frisian_mcp.types import Endpoint
+
+        class BrokenSerializer(serializers.Serializer):  # type: ignore[type-arg]
+            def get_fields(self):  # type: ignore[no-untyped-def]
+                raise AttributeError("no fields without a real request")
+
+        class BrokenViewSet(viewsets.ModelViewSet):  # type: ignore[type-arg]
+            serializer_class = BrokenSerializer
+
+        broken = Endpoint(
+            path="/api/broken/",
+            path_regex="^api/broken/$",
+            method="POST",
+            callback=BrokenViewSet.as_view({"post": "create"}),
+            action="create",
+        )
+        return [*super().get_endpoints(), broken]
+
+
+@override_settings(
+    FRISIAN_MCP={
+        "REQUIRE_AUTHENTICATION": False,
+        "DISCOVERY_BACKEND": "tests.test_checks.BrokenSchemaBackend",
+    }
+)
+def test_w003_a_broken_tool_is_named_and_the_rest_still_listed() -> None:
+    from frisian_mcp.testing import MCPTestClient
+
+    messages = [m for m in check_tools() if m.id == "frisian_mcp.W003"]
+    assert len(messages) == 1
+    assert "BrokenViewSet.create" in messages[0].msg
+    assert "AttributeError" in messages[0].msg
+    mcp = MCPTestClient()
+    mcp.initialize()
+    names = [tool["name"] for tool in mcp.list_tools()]
+    assert "contacts__create" in names
+    assert not any("broken" in name for name in names)
+    out, err = StringIO(), StringIO()
+    call_command("frisian_mcp_tools", stdout=out, stderr=err)
+    assert "BrokenViewSet.create: AttributeError" in err.getvalue()
+    assert "contacts__create" in out.getvalue()

@@ -328,3 +328,55 @@ def test_failed_write_leaves_no_row_even_when_the_view_wrote_first(
         mcp.call_tool("contacts__create", {"email": "late@example.com"})
     assert info.value.data["code"] == "validation_failed"
     assert Contact.objects.count() == before
+
+
+# -- one view set-up per call (ADR 0007) --------------------------------------
+
+
+@pytest.fixture
+def view_setups(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every DRF ``Request`` a view builds for itself (one per view set-up)."""
+    from rest_framework.views import APIView
+
+    built: list[str] = []
+    original = APIView.initialize_request
+
+    def counting(self: APIView, request: Any, *args: Any, **kwargs: Any) -> Any:
+        built.append(type(self).__name__)
+        return original(self, request, *args, **kwargs)
+
+    monkeypatch.setattr(APIView, "initialize_request", counting)
+    return built
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "is_error"),
+    [
+        ("contacts__create", {"email": "one@example.com"}, False),
+        ("contacts__retrieve", {"id": "{pk}"}, False),
+        ("contacts__partial_update", {"id": "{pk}", "last_name": "B"}, False),
+        ("contacts__list", {"filters": {"email": "a@example.com"}}, False),
+        ("contacts__destroy", {"id": "{pk}"}, False),
+        ("contacts__retrieve", {"id": 999_999}, True),
+        # An argument error is reported after the view found the object.
+        ("contacts__partial_update", {"id": "{pk}", "email": "not-an-email"}, True),
+        ("contacts__create", {"email": "one@example.com", "mode": "validate"}, False),
+    ],
+)
+def test_a_call_sets_up_the_view_once(
+    mcp: MCPTestClient,
+    view_setups: list[str],
+    tool: str,
+    arguments: dict[str, Any],
+    is_error: bool,
+) -> None:
+    contact = Contact.objects.create(email="a@example.com")
+    arguments = {k: str(contact.pk) if v == "{pk}" else v for k, v in arguments.items()}
+    mcp.list_tools()  # schemas are built once per process, not per call
+    view_setups.clear()
+    try:
+        result = mcp.call_tool(tool, arguments)
+        assert result["isError"] is is_error
+    except MCPError:
+        assert is_error
+    assert view_setups == ["ContactViewSet"]
