@@ -13,7 +13,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core import checks
-from django.urls import NoReverseMatch, reverse
+from django.urls import URLResolver, get_resolver
 from rest_framework.authentication import BaseAuthentication
 
 from frisian_mcp.conf import (
@@ -190,15 +190,27 @@ def _check_values(user: dict[str, Any]) -> list[checks.CheckMessage]:
     ]
 
 
+def _endpoint_mounted() -> bool:
+    """Whether the URLconf serves ``MCPView`` anywhere, nested namespaces too."""
+    from frisian_mcp.views import MCPView
+
+    stack = list(get_resolver().url_patterns)
+    while stack:
+        pattern = stack.pop()
+        if isinstance(pattern, URLResolver):
+            stack.extend(pattern.url_patterns)
+        elif getattr(pattern.callback, "view_class", None) is MCPView:
+            return True
+    return False
+
+
 @checks.register(checks.Tags.urls)
 def check_tools(
     app_configs: Iterable[Any] | None = None, **kwargs: Any
 ) -> list[checks.CheckMessage]:
     """Check that the endpoint is mounted and the tool names are sound."""
     messages: list[checks.CheckMessage] = []
-    try:
-        reverse("frisian_mcp:endpoint")
-    except NoReverseMatch:
+    if not _endpoint_mounted():
         messages.append(
             checks.Warning(
                 "The MCP endpoint is not in the URLconf.",

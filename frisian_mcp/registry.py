@@ -29,7 +29,7 @@ from frisian_mcp.discovery import (
 )
 from frisian_mcp.dispatchers import DispatcherTool, build_dispatchers
 from frisian_mcp.exceptions import ToolError, ToolInputError
-from frisian_mcp.schema import SchemaBuilder, SchemaProblem
+from frisian_mcp.schema import SchemaBuilder, SchemaProblem, excluded
 from frisian_mcp.tools import Tool
 from frisian_mcp.types import CallContext, ErrorCode, JSONObject, ToolDefinition
 
@@ -58,7 +58,9 @@ class ToolRegistry:
     def from_settings(cls) -> ToolRegistry:
         """Discover the endpoints with the configured backend and name them."""
         backend = get_discovery_backend()
-        endpoints = backend.get_endpoints()
+        # Views left out of the API schema are no tools, and must not
+        # shorten the shared path prefix either.
+        endpoints = [e for e in backend.get_endpoints() if not excluded(e)]
         prefix = backend.get_path_prefix(endpoints)
         names, clashes = assign_names(
             (backend.get_tool_name(e, prefix), e) for e in endpoints

@@ -10,6 +10,7 @@ host's code fails to give is recorded as a :class:`SchemaProblem` (shown by
 
 from __future__ import annotations
 
+import inspect
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -149,6 +150,32 @@ def make_view(endpoint: Endpoint, generator: SchemaGenerator | None = None) -> A
     return view
 
 
+def excluded(endpoint: Endpoint) -> bool:
+    """Whether the view leaves ``endpoint`` out of its schema (``exclude=True``).
+
+    Only views whose schema class overrides ``is_excluded`` (as
+    ``@extend_schema`` does) are set up to ask.
+    """
+    cls = endpoint.view_class
+    handler = getattr(cls, endpoint.handler_name, None)
+    candidates = (
+        type(inspect.getattr_static(cls, "schema", None)),
+        (getattr(handler, "kwargs", None) or {}).get("schema"),
+    )
+    if not any(
+        isinstance(c, type) and getattr(c, "is_excluded", None) not in _PLAIN_EXCLUSION
+        for c in candidates
+    ):
+        return False
+    generator = SchemaGenerator()
+    with GENERATOR_STATS.silence():
+        try:
+            view = make_view(endpoint, generator)
+            return bool(_inspector(view, endpoint, generator, "^/").is_excluded())
+        except HOST_ERRORS:
+            return False  # building its schema reports the failure
+
+
 def _version_of(endpoint: Endpoint, versioning: Any) -> str | None:
     """The API version a request to ``endpoint`` carries, as DRF would find it."""
     if issubclass(versioning, NamespaceVersioning):
@@ -160,6 +187,9 @@ def _version_of(endpoint: Endpoint, versioning: Any) -> str | None:
         )
     param = getattr(versioning, "version_param", "version")
     return endpoint.fixed_kwargs.get(param) or versioning.default_version
+
+
+_PLAIN_EXCLUSION = (None, AutoSchema.is_excluded)
 
 
 class SchemaBuilder:

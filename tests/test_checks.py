@@ -95,6 +95,11 @@ def test_w001_endpoint_not_installed() -> None:
     assert "frisian_mcp.W001" in ids(check_tools())
 
 
+@override_settings(ROOT_URLCONF="tests.urls_nested_mcp")
+def test_w001_finds_the_endpoint_inside_a_nested_namespace() -> None:
+    assert "frisian_mcp.W001" not in ids(check_tools())
+
+
 @override_settings(
     FRISIAN_MCP={
         "REQUIRE_AUTHENTICATION": False,

@@ -118,3 +118,13 @@ def test_clashing_names_are_separated_and_reported() -> None:
     names, clashes = assign_names([("same", endpoints[0]), ("same", endpoints[1])])
     assert len(names) == 2
     assert clashes == ["same"]
+
+
+@override_settings(ROOT_URLCONF="tests.urls_excluded_root")
+def test_a_root_view_excluded_from_the_schema_is_no_endpoint() -> None:
+    # Found in a large project: its own API root, marked exclude=True, made
+    # the shared prefix empty, so every name began with "api__".
+    registry = ToolRegistry.from_settings()
+    names = {tool.name for tool in registry}
+    assert "contacts__create" in names
+    assert not any(name.startswith("api__") or name == "get" for name in names)
