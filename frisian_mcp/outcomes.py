@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import Manager, Model, QuerySet
+from rest_framework import exceptions
 
 from frisian_mcp.conf import mcp_settings
 from frisian_mcp.exceptions import ToolExecutionError, ToolInputError, plain_name
@@ -71,6 +72,20 @@ STATUSES: dict[int, tuple[ErrorCode, str, str | None]] = {
     429: (ErrorCode.THROTTLED, "Too many calls; wait before calling again.", None),
 }
 _RECOVERABLE = frozenset({404, 409, 429})
+#: DRF's own refusal texts, which say nothing the table's message does not.
+_STOCK_DETAILS = frozenset(
+    str(cls.default_detail)
+    for cls in (
+        exceptions.NotFound,
+        exceptions.PermissionDenied,
+        exceptions.NotAuthenticated,
+        exceptions.AuthenticationFailed,
+        exceptions.NotAcceptable,
+        exceptions.MethodNotAllowed,
+        exceptions.Throttled,
+    )
+)
+_STOCK_NOT_FOUND = re.compile(r"^No \w+ matches the given query\.$")
 
 # DRF error codes whose stock messages quote the submitted value.
 _REPLACED = {
@@ -131,38 +146,47 @@ def refused_query(tool: str, exc: Exception) -> ToolExecutionError:
 
 def _error(tool: str, noun: str, call: Call, answer: Answer) -> Exception:
     status = answer.status
+    sent = _values([call.body, call.path_kwargs, [v for _, v in call.query]])
     if status == 400:
-        return _rejected(tool, call, answer)
-    if status in STATUSES:
-        code, message, hint = STATUSES[status]
-        retry_after = _retry_after(answer) if status == 429 else None
-        if retry_after is not None:
-            hint = f"Retry after {retry_after:g} seconds."
-        cls = (
-            ToolRefused
-            if status in (401, 403) and not answer.entered
-            else ToolExecutionError
-        )
-        return cls(
-            message.format(noun=noun),
-            code=code,
-            tool=tool,
-            hint=hint,
-            recoverable=status in _RECOVERABLE,
-            retry_after=retry_after,
-        )
+        return _rejected(tool, call, answer, sent)
     failed = status >= 500
-    return ToolExecutionError(
-        f"The API {'failed to handle' if failed else 'refused'} the request (HTTP {status}).",
-        code=ErrorCode.INTERNAL_ERROR if failed else ErrorCode.REQUEST_REJECTED,
+    code, message, hint = STATUSES.get(
+        status,
+        (
+            ErrorCode.INTERNAL_ERROR if failed else ErrorCode.REQUEST_REJECTED,
+            f"The API {'failed to handle' if failed else 'refused'} the request "
+            f"(HTTP {status}).",
+            None,
+        ),
+    )
+    message = message.format(noun=noun)
+    extra: JSONObject = {}
+    detail = None if failed else _host_detail(answer.data, sent)
+    if detail is not None:
+        # The host's own reason (which dependents block a delete, which
+        # setting forbids the change): what REST would show, values redacted.
+        extra["detail"] = detail
+        if detail not in _STOCK_DETAILS and not _STOCK_NOT_FOUND.match(detail):
+            message = f"{message} The API says: {detail}"
+    retry_after = _retry_after(answer) if status == 429 else None
+    if retry_after is not None:
+        hint = f"Retry after {retry_after:g} seconds."
+    refused = status in (401, 403) and not answer.entered
+    return (ToolRefused if refused else ToolExecutionError)(
+        message,
+        code=code,
         tool=tool,
+        hint=hint,
+        recoverable=status in _RECOVERABLE,
+        retry_after=retry_after,
+        extra=extra,
     )
 
 
-def _rejected(tool: str, call: Call, answer: Answer) -> ToolInputError:
-    """DRF's 400 as field errors; per item for a bulk body."""
+def _rejected(tool: str, call: Call, answer: Answer, sent: set[str]) -> ToolInputError:
+    """A 400 as field errors; per item for a bulk body."""
     if not call.bulk:
-        fields = field_errors(answer.data, call.body)
+        fields = field_errors(answer.data, call.body, sent)
         names = ", ".join(dict.fromkeys(f["field"] for f in fields)) or "the data"
         return ToolInputError(
             f"{tool} rejected the data: fix {names} and call again.",
@@ -172,9 +196,9 @@ def _rejected(tool: str, call: Call, answer: Answer) -> ToolInputError:
             hint="Each entry of 'fields' names a field, a DRF error code and what is wrong.",
         )
     index = answer.index
-    sent = call.body if index is None else call.body[index]
+    item = call.body if index is None else call.body[index]
     fields = []
-    for entry in field_errors(answer.data, sent):
+    for entry in field_errors(answer.data, item, sent):
         match = re.match(r"^\[(\d+)\]\.?(.*)$", entry["field"])
         if match:
             entry = {
@@ -199,50 +223,126 @@ def _rejected(tool: str, call: Call, answer: Answer) -> ToolInputError:
     )
 
 
-def field_errors(data: Any, sent: Any, prefix: str = "") -> list[FieldError]:
-    """DRF's error data as ``[{"field", "code", "message"}]``, values redacted."""
+def field_errors(data: Any, body: Any, sent: set[str]) -> list[FieldError]:
+    """A 400's error data as ``[{"field", "code", "message"}]``.
+
+    Reads DRF's own shape, drf-standardized-errors' (``errors`` of ``code``,
+    ``detail``, ``attr``) and RFC 9457 problem details; anything else gets
+    one value-free entry rather than a guess. Every value the caller sent
+    (``sent``) is redacted from every message, whatever the shape.
+    """
+    if isinstance(data, Mapping):
+        listed = data.get("errors", data.get("invalid_params"))
+        if (
+            isinstance(listed, list)
+            and listed
+            and all(isinstance(e, Mapping) for e in listed)
+        ):
+            return [_listed(entry, sent) for entry in listed]
+        if "status" in data and ("title" in data or "type" in data):
+            detail = _host_detail(data, sent) or "the request is invalid"
+            return [{"field": "non_field_errors", "code": "invalid", "message": detail}]
+    if _drf_shaped(data):
+        return _drf_errors(data, body, sent, "")
+    return [
+        {
+            "field": "non_field_errors",
+            "code": "invalid",
+            "message": "the API rejected the data in a form frisian_mcp cannot "
+            "read; the same request over REST shows why",
+        }
+    ]
+
+
+def _drf_errors(data: Any, body: Any, sent: set[str], prefix: str) -> list[FieldError]:
     errors: list[FieldError] = []
     if isinstance(data, Mapping):
         for key, value in data.items():
             if isinstance(key, int):  # ListSerializer errors, by item index
                 child = (
-                    sent[key]
-                    if isinstance(sent, list) and 0 <= key < len(sent)
+                    body[key]
+                    if isinstance(body, list) and 0 <= key < len(body)
                     else None
                 )
-                errors.extend(field_errors(value, child, f"{prefix}[{key}]"))
+                errors.extend(_drf_errors(value, child, sent, f"{prefix}[{key}]"))
                 continue
             name = plain_name(key) or "<key>"
-            child = sent.get(key) if isinstance(sent, Mapping) else None
-            if key in ("non_field_errors", "detail"):
-                child = sent
-            errors.extend(
-                field_errors(value, child, f"{prefix}.{name}" if prefix else name)
-            )
+            child = body.get(key) if isinstance(body, Mapping) else None
+            path = f"{prefix}.{name}" if prefix else name
+            errors.extend(_drf_errors(value, child, sent, path))
     elif isinstance(data, list | tuple):
         if all(isinstance(item, str) for item in data):
             errors.extend(_entry(prefix, item, sent) for item in data)
         else:
             for index, item in enumerate(data):
+                child = (
+                    body[index]
+                    if isinstance(body, list) and index < len(body)
+                    else None
+                )
                 if item:
-                    child = (
-                        sent[index]
-                        if isinstance(sent, list) and index < len(sent)
-                        else None
-                    )
-                    errors.extend(field_errors(item, child, f"{prefix}[{index}]"))
+                    errors.extend(_drf_errors(item, child, sent, f"{prefix}[{index}]"))
     elif data is not None:
         errors.append(_entry(prefix, data, sent))
     return errors
 
 
-def _entry(field: str, detail: Any, sent: Any) -> FieldError:
+def _drf_shaped(data: Any) -> bool:
+    """Whether ``data`` is DRF's error shape: text leaves in lists and dicts."""
+    if isinstance(data, Mapping):
+        return all(_drf_shaped(v) for v in data.values())
+    if isinstance(data, list | tuple):
+        return all(_drf_shaped(v) for v in data)
+    return isinstance(data, str)
+
+
+def _listed(entry: Mapping[str, Any], sent: set[str]) -> FieldError:
+    """One entry of drf-standardized-errors' or RFC 9457's ``invalid_params``."""
+    attr = entry.get("attr", entry.get("name"))
+    field = plain_name(attr) if isinstance(attr, str) else None
+    if (
+        isinstance(attr, str)
+        and field is None
+        and re.fullmatch(r"[\w.\[\]-]{1,128}", attr)
+    ):
+        field = attr  # a dotted path to a nested field, e.g. "items.0.name"
+    code = entry.get("code")
+    detail = entry.get("detail", entry.get("reason"))
+    return {
+        "field": field or "non_field_errors",
+        "code": code if isinstance(code, str) and plain_name(code) else "invalid",
+        "message": _REPLACED.get(str(code))
+        or _redact(str(detail or "is invalid"), sent),
+    }
+
+
+def _host_detail(data: Any, sent: set[str]) -> str | None:
+    """The host's refusal reason (``detail``, a problem's ``title``), redacted."""
+    if isinstance(data, list | tuple) and len(data) == 1:
+        data = data[0]
+    if isinstance(data, str):
+        text: Any = data
+    elif isinstance(data, Mapping):
+        listed = data.get("errors")
+        first = listed[0] if isinstance(listed, list) and listed else None
+        text = data.get("detail") or data.get("title")
+        if text is None and isinstance(first, Mapping):
+            text = first.get("detail")
+    else:
+        return None
+    if not isinstance(text, str) or not text.strip():
+        return None
+    return _redact(text.strip()[:500], sent)
+
+
+def _entry(field: str, detail: Any, sent: set[str]) -> FieldError:
     code = str(getattr(detail, "code", None) or "invalid")
-    message = _REPLACED.get(code) or _redact(str(detail), _values(sent))
+    message = _REPLACED.get(code) or _redact(str(detail), sent)
     return {"field": field or "non_field_errors", "code": code, "message": message}
 
 
 def _values(sent: Any) -> set[str]:
+    """Every scalar the caller sent, as text."""
     if isinstance(sent, Mapping):
         sent = list(sent.values())
     if isinstance(sent, list | tuple):

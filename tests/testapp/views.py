@@ -170,3 +170,17 @@ class ScopedBookViewSet(viewsets.ModelViewSet):
         return Book.objects.filter(
             Q(publisher__isnull=True) | Q(publisher__in=visible)
         ).order_by("pk")
+
+
+class GuardedDeletePublisherViewSet(PublisherViewSet):
+    """Publishers whose delete the host refuses with its own 409 reason."""
+
+    def destroy(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        publisher = self.get_object()
+        books = Book.objects.filter(publisher=publisher).count()
+        if books:
+            return Response(
+                {"detail": f"Cannot delete: {books} books still name this publisher."},
+                status=409,
+            )
+        return super().destroy(request, *args, **kwargs)
