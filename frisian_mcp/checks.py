@@ -139,6 +139,9 @@ def _check_values(user: dict[str, Any]) -> list[checks.CheckMessage]:
     ttl = values["CACHE_TTL_MS"]
     if isinstance(ttl, bool) or not isinstance(ttl, int) or ttl < 0:
         problems.append("CACHE_TTL_MS must be an integer of 0 or more")
+    alias = values["CACHE"]
+    if alias is not None and alias not in settings.CACHES:
+        problems.append("CACHE must be None or an alias in the CACHES setting")
     if not problems and values["PAGE_SIZE"] > values["MAX_PAGE_SIZE"]:
         problems.append("PAGE_SIZE must not exceed MAX_PAGE_SIZE")
     for key, choices in _CHOICES.items():

@@ -116,6 +116,10 @@ DEFAULTS: dict[str, Any] = {
     # server/discover results (their ttlMs; cacheScope is always "private").
     # 0: always stale. Example: 300_000.
     "CACHE_TTL_MS": 60_000,
+    # Alias of the Django cache (CACHES) holding each caller's visible tools
+    # (for CACHE_TTL_MS) and the built tool schemas, shared by every worker
+    # using that cache. None: keep nothing beyond the process. Example: "mcp".
+    "CACHE": "default",
     # Rows per page of a list tool when the call gives no page_size.
     "PAGE_SIZE": 50,
     # Largest page_size a list tool accepts (larger values are rejected).
@@ -158,6 +162,7 @@ class MCPSettings:
     INPUT_ERROR_STYLE: str
     TOOLS_LIST_PAGE_SIZE: int
     CACHE_TTL_MS: int
+    CACHE: str | None
     PAGE_SIZE: int
     MAX_PAGE_SIZE: int
     CONTINUATION_TOKEN_MAX_AGE: int

@@ -20,7 +20,7 @@ from typing import Any
 from django.core.signals import setting_changed
 from django.dispatch import receiver
 
-from frisian_mcp import arguments, guards, invocation, outcomes
+from frisian_mcp import arguments, cache, guards, invocation, outcomes
 from frisian_mcp.conf import mcp_settings
 from frisian_mcp.discovery import (
     TOOL_NAME_PATTERN,
@@ -53,6 +53,8 @@ class ToolRegistry:
         self.builder = builder or SchemaBuilder()
         self.dispatchers = build_dispatchers(self._tools.values())
         self._dispatcher_sets: dict[frozenset[str], dict[str, DispatcherTool]] = {}
+        self._fingerprint: str | None = None
+        self._schemas_loaded, self._schemas_stored = False, 0
 
     @classmethod
     def from_settings(cls) -> ToolRegistry:
@@ -96,18 +98,56 @@ class ToolRegistry:
         """What went wrong while the schemas built so far were built."""
         return list(self.builder.problems)
 
+    @property
+    def fingerprint(self) -> str:
+        """What the tools' schemas depend on, as a digest (see :mod:`cache`)."""
+        if self._fingerprint is None:
+            self._fingerprint = cache.fingerprint(
+                (t.name, t.endpoint.path, t.endpoint.view_class) for t in self
+            )
+        return self._fingerprint
+
     def visible(self, context: CallContext | None) -> Visibility:
         """Who-may-see-what for one caller (everything without a context)."""
         return Visibility(self, context)
+
+    def share_schemas(self) -> None:
+        """Take built schemas from the shared cache, and put new ones there.
+
+        A worker whose fleet already built a schema skips building it; a
+        worker that built more than it found stores what it has.
+        """
+        if cache.backend() is None:
+            return
+        key = f"frisian_mcp:schemas:{self.fingerprint}"
+        if not self._schemas_loaded:
+            self._schemas_loaded = True
+            found = cache.load(key)
+            if isinstance(found, tuple) and len(found) == 2:
+                schemas, problems = found
+                for tool in self:
+                    if not tool.built and tool.name in schemas:
+                        tool.adopt(schemas[tool.name])
+                self.builder.problems.extend(problems)
+                self._schemas_stored = len(schemas)
+        built = {t.name: t for t in self if t.built}
+        if len(built) > self._schemas_stored:
+            schemas = {name: cache.frozen(t.schema) for name, t in built.items()}
+            cache.store(key, (schemas, self.problems), None)
+            self._schemas_stored = len(schemas)
 
     def definitions(
         self, layout: str | None = None, context: CallContext | None = None
     ) -> list[ToolDefinition]:
         """``tools/list`` entries in name order: flat tools or dispatchers."""
+        self.share_schemas()
         seen = self.visible(context)
+        found: list[ToolDefinition | None]
         if (layout or self.layout) == "dispatcher":
-            return [d.definition() for d in self._dispatchers(seen).values()]
-        found = (t.definition() for t in self._tools.values() if seen(t))
+            found = [d.definition() for d in self._dispatchers(seen).values()]
+        else:
+            found = [t.definition() for t in self._tools.values() if seen(t)]
+        self.share_schemas()
         return [d for d in found if d is not None]
 
     def page(
@@ -122,6 +162,7 @@ class ToolRegistry:
             entries = self.definitions(context=context)
             end = offset + size
             return entries[offset:end], (end if end < len(entries) else None)
+        self.share_schemas()
         seen = self.visible(context)
         tools = list(self._tools.values())
         result: list[ToolDefinition] = []
@@ -134,6 +175,7 @@ class ToolRegistry:
                 result.append(definition)
         rest = tools[position:]
         more = any(seen(t) and t.definition() is not None for t in rest)
+        self.share_schemas()
         return result, (position if more else None)
 
     def dispatch(
@@ -224,14 +266,40 @@ class ToolRegistry:
 
 
 class Visibility:
-    """Whether one caller may use a tool: its permission classes, probed."""
+    """Whether one caller may use a tool: its permission classes, probed.
+
+    With a shared cache, the caller's whole visible set is probed once and
+    kept for ``CACHE_TTL_MS`` (or until permissions change): the listing is
+    advice, every call is still checked in full.
+    """
 
     def __init__(self, registry: ToolRegistry, context: CallContext | None) -> None:
         self.everything = context is None or not mcp_settings.FILTER_TOOLS_BY_PERMISSION
         self._probe = invocation.Probe(context) if context is not None else None
+        self._registry = registry
+        self._names: frozenset[str] | None = None
+        self._cached = (
+            not self.everything
+            and mcp_settings.CACHE_TTL_MS > 0
+            and cache.backend() is not None
+        )
 
     def __call__(self, tool: Tool) -> bool:
-        return self.everything or self._probe is None or self._probe.allows(tool)
+        if self.everything or self._probe is None:
+            return True
+        if not self._cached:
+            return self._probe.allows(tool)
+        if self._names is None:
+            self._names = self._load(self._probe)
+        return tool.name in self._names
+
+    def _load(self, probe: invocation.Probe) -> frozenset[str]:
+        key = cache.visible_key(self._registry.fingerprint, probe.context)
+        names = cache.load(key)
+        if not isinstance(names, frozenset):
+            names = frozenset(t.name for t in self._registry if probe.allows(t))
+            cache.store(key, names, mcp_settings.CACHE_TTL_MS / 1000)
+        return names
 
 
 def _log_call(name: str, context: CallContext, outcome: str, seconds: float) -> None:

@@ -57,6 +57,16 @@ class Tool:
                     self._built = True
         return self._schema
 
+    @property
+    def built(self) -> bool:
+        """Whether the schema was built (or adopted) already."""
+        return self._built
+
+    def adopt(self, schema: ToolSchema | None) -> None:
+        """Take a schema built elsewhere (another worker, via the cache)."""
+        with self.lock:
+            self._schema, self._built, self._definition = schema, True, None
+
     def nouns(self) -> tuple[str, str]:
         """The model's verbose names (singular, plural), else the view's."""
         model = self.model

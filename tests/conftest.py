@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from django.core.cache import cache
 from django.core.management import call_command
 
 from frisian_mcp.registry import reset_registry
@@ -14,8 +15,13 @@ from frisian_mcp.testing import MCPError, MCPTestClient
 
 @pytest.fixture(autouse=True)
 def _fresh_registry() -> Iterator[None]:
-    """Each test discovers tools afresh (settings may differ per test)."""
+    """Each test discovers tools afresh (settings may differ per test).
+
+    The cache goes too: it holds visible tool sets and built schemas, and
+    user ids repeat between tests.
+    """
     reset_registry()
+    cache.clear()
     yield
     reset_registry()
 

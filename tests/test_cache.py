@@ -1,0 +1,213 @@
+"""The shared caches: each caller's visible tools and the built schemas.
+
+The listing is advice and may be up to ``CACHE_TTL_MS`` old; every call is
+checked in full. Permission changes through Django's auth models make the
+cached sets stale at once.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from django.conf import settings
+from django.contrib.auth.models import Permission, User
+from django.core.cache import caches
+from django.test import override_settings
+from rest_framework.views import APIView
+
+from demo_project.dcim.models import Site
+from demo_project.management.commands.seed_demo import DEMO_TOKEN
+from frisian_mcp.registry import reset_registry
+from frisian_mcp.schema import SchemaBuilder
+from frisian_mcp.testing import MCPError, MCPTestClient
+
+pytestmark = pytest.mark.django_db
+
+AUTH = {
+    "REQUIRE_AUTHENTICATION": True,
+    "AUTHENTICATION_CLASSES": ["rest_framework.authentication.TokenAuthentication"],
+}
+#: The demo's own rule: model permissions decide.
+MODEL_PERMISSIONS = {
+    **settings.REST_FRAMEWORK,
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.DjangoModelPermissions"],
+}
+DELETE_SITE = "dcim__sites__destroy"
+#: Viewsets carrying the demo's permission policy themselves.
+PARITY = "tests.urls_parity"
+
+
+@pytest.fixture
+def counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    """How many inner DRF requests and schema builds happen."""
+    counts = {"requests": 0, "builds": 0}
+    setup, build = APIView.initialize_request, SchemaBuilder.build
+
+    def initialize_request(self: Any, *args: Any, **kwargs: Any) -> Any:
+        counts["requests"] += 1
+        return setup(self, *args, **kwargs)
+
+    def counted_build(self: Any, *args: Any, **kwargs: Any) -> Any:
+        counts["builds"] += 1
+        return build(self, *args, **kwargs)
+
+    monkeypatch.setattr(APIView, "initialize_request", initialize_request)
+    monkeypatch.setattr(SchemaBuilder, "build", counted_build)
+    return counts
+
+
+def demo_client() -> MCPTestClient:
+    mcp = MCPTestClient(headers={"Authorization": f"Token {DEMO_TOKEN}"})
+    mcp.initialize()
+    return mcp
+
+
+def names(mcp: MCPTestClient) -> set[str]:
+    return {tool["name"] for tool in mcp.list_tools()}
+
+
+@override_settings(
+    FRISIAN_MCP=AUTH, REST_FRAMEWORK=MODEL_PERMISSIONS, ROOT_URLCONF=PARITY
+)
+def test_a_second_listing_probes_nothing(
+    demo_data: None, counted: dict[str, int]
+) -> None:
+    mcp = demo_client()
+    first = names(mcp)
+    probes = counted["requests"]
+    assert probes > 1  # the endpoint's own request, and the probes
+    assert names(mcp) == first
+    assert counted["requests"] == probes
+    assert DELETE_SITE not in first
+
+
+@override_settings(
+    FRISIAN_MCP={**AUTH, "CACHE": None}, REST_FRAMEWORK=MODEL_PERMISSIONS
+)
+def test_without_a_cache_every_listing_probes(
+    demo_data: None, counted: dict[str, int]
+) -> None:
+    mcp = demo_client()
+    names(mcp)
+    probes = counted["requests"]
+    names(mcp)
+    assert counted["requests"] - probes > 1
+
+
+@override_settings(
+    FRISIAN_MCP=AUTH, REST_FRAMEWORK=MODEL_PERMISSIONS, ROOT_URLCONF=PARITY
+)
+def test_a_granted_permission_shows_in_the_next_listing(demo_data: None) -> None:
+    mcp = demo_client()
+    assert DELETE_SITE not in names(mcp)
+    demo = User.objects.get(username="demo")
+    demo.user_permissions.add(Permission.objects.get(codename="delete_site"))
+    assert DELETE_SITE in names(mcp)
+
+
+@override_settings(
+    FRISIAN_MCP=AUTH, REST_FRAMEWORK=MODEL_PERMISSIONS, ROOT_URLCONF=PARITY
+)
+def test_a_stale_listing_never_lets_a_call_through(demo_data: None) -> None:
+    demo = User.objects.get(username="demo")
+    demo.user_permissions.add(Permission.objects.get(codename="delete_site"))
+    mcp = demo_client()
+    assert DELETE_SITE in names(mcp)
+    # Revoked behind the signals' back: the cached listing is now stale.
+    User.user_permissions.through.objects.filter(
+        user=demo, permission__codename="delete_site"
+    ).delete()
+    assert DELETE_SITE in names(mcp)
+    site = Site.objects.first()
+    assert site is not None
+    with pytest.raises(MCPError) as info:
+        mcp.call_tool(DELETE_SITE, {"id": site.pk})
+    assert info.value.data["code"] == "unknown_tool"
+    assert Site.objects.filter(pk=site.pk).exists()
+
+
+@override_settings(
+    FRISIAN_MCP=AUTH, REST_FRAMEWORK=MODEL_PERMISSIONS, ROOT_URLCONF=PARITY
+)
+def test_two_callers_never_share_a_listing(demo_data: None) -> None:
+    from demo_project.management.commands.seed_demo import STAFF_TOKEN
+
+    demo = names(demo_client())
+    staff_mcp = MCPTestClient(headers={"Authorization": f"Token {STAFF_TOKEN}"})
+    staff_mcp.initialize()
+    assert DELETE_SITE in names(staff_mcp)
+    assert DELETE_SITE not in demo
+    assert DELETE_SITE not in names(demo_client())
+
+
+def test_a_new_worker_takes_the_built_schemas(counted: dict[str, int]) -> None:
+    mcp = MCPTestClient()
+    mcp.initialize()
+    listed = mcp.list_tools()
+    assert counted["builds"] == len(listed)
+    reset_registry()  # as a freshly started worker sharing the cache
+    again = MCPTestClient()
+    again.initialize()
+    assert again.list_tools() == listed
+    assert counted["builds"] == len(listed)
+
+
+def test_a_changed_setting_builds_again(counted: dict[str, int]) -> None:
+    mcp = MCPTestClient()
+    mcp.initialize()
+    built = len(mcp.list_tools())
+    with override_settings(
+        FRISIAN_MCP={"REQUIRE_AUTHENTICATION": False, "PAGE_SIZE": 20}
+    ):
+        mcp.list_tools()
+    assert counted["builds"] == 2 * built
+
+
+def _redis_up() -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", 6379), timeout=0.5).close()
+    except OSError:
+        return False
+    return True
+
+
+REDIS = {
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    "shared": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": "redis://127.0.0.1:6379/15",
+        "KEY_PREFIX": "frisian-mcp-tests",
+    },
+}
+
+
+@pytest.fixture
+def redis() -> Iterator[None]:
+    if not _redis_up():
+        if os.environ.get("FRISIAN_MCP_REQUIRE_REDIS"):
+            pytest.fail("Redis is not running on 127.0.0.1:6379")
+        pytest.skip("Redis is not running on 127.0.0.1:6379")
+    with override_settings(
+        CACHES=REDIS,
+        FRISIAN_MCP={**AUTH, "CACHE": "shared"},
+        REST_FRAMEWORK=MODEL_PERMISSIONS,
+        ROOT_URLCONF=PARITY,
+    ):
+        caches["shared"].clear()
+        yield
+        caches["shared"].clear()
+
+
+def test_workers_share_listings_and_schemas_through_redis(
+    redis: None, demo_data: None, counted: dict[str, int]
+) -> None:
+    first = names(demo_client())
+    builds, requests = counted["builds"], counted["requests"]
+    reset_registry()  # another worker on the same Redis
+    assert names(demo_client()) == first
+    assert counted["builds"] == builds
+    assert counted["requests"] == requests  # no probe: the set came from Redis
