@@ -136,9 +136,10 @@ def _check_values(user: dict[str, Any]) -> list[checks.CheckMessage]:
         value = values[key]
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             problems.append(f"{key} must be a positive integer")
-    ttl = values["CACHE_TTL_MS"]
-    if isinstance(ttl, bool) or not isinstance(ttl, int) or ttl < 0:
-        problems.append("CACHE_TTL_MS must be an integer of 0 or more")
+    for key in ("CACHE_TTL_MS", "OUTPUT_SCHEMA_LIMIT", "FILTER_LIST_LIMIT"):
+        value = values[key]
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            problems.append(f"{key} must be an integer of 0 or more")
     alias = values["CACHE"]
     if alias is not None and alias not in settings.CACHES:
         problems.append("CACHE must be None or an alias in the CACHES setting")

@@ -120,6 +120,12 @@ DEFAULTS: dict[str, Any] = {
     # (for CACHE_TTL_MS) and the built tool schemas, shared by every worker
     # using that cache. None: keep nothing beyond the process. Example: "mcp".
     "CACHE": "default",
+    # Largest outputSchema (compact JSON, in bytes) a tools/list entry
+    # carries; larger ones are left to help (docs/listing.md). 0: none.
+    "OUTPUT_SCHEMA_LIMIT": 512,
+    # Most filter keys a list tool's listed inputSchema types one by one;
+    # more are summarised (help lists them all). Example: 100.
+    "FILTER_LIST_LIMIT": 40,
     # Rows per page of a list tool when the call gives no page_size.
     "PAGE_SIZE": 50,
     # Largest page_size a list tool accepts (larger values are rejected).
@@ -163,6 +169,8 @@ class MCPSettings:
     TOOLS_LIST_PAGE_SIZE: int
     CACHE_TTL_MS: int
     CACHE: str | None
+    OUTPUT_SCHEMA_LIMIT: int
+    FILTER_LIST_LIMIT: int
     PAGE_SIZE: int
     MAX_PAGE_SIZE: int
     CONTINUATION_TOKEN_MAX_AGE: int

@@ -6,16 +6,19 @@ first use, its :class:`~frisian_mcp.schema.ToolSchema`.
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 from dataclasses import dataclass, field
+from typing import Any, cast
 
 from django.db import models
 
+from frisian_mcp.conf import mcp_settings
 from frisian_mcp.schema import SchemaBuilder, ToolSchema
 from frisian_mcp.types import ACTIONS, Endpoint, Kind, ToolAnnotations, ToolDefinition
 
-__all__ = ["Tool"]
+__all__ = ["Tool", "lean"]
 
 
 @dataclass
@@ -126,21 +129,76 @@ class Tool:
         return hints
 
     def definition(self) -> ToolDefinition | None:
-        """The ``tools/list`` entry; ``None`` when the tool has no schema."""
+        """The ``tools/list`` entry; ``None`` when the tool has no schema.
+
+        The entry is lean (docs/listing.md): what a model needs for a correct
+        call. Large filter sets are summarised and a large outputSchema is
+        left out; ``help`` gives both in full.
+        """
         if self._definition is None:
             schema = self.schema
             if schema is None:
                 return None
+            annotations = dict(self.annotations)
+            annotations.pop("title", None)  # the tool's own title says it
             self._definition = {
                 "name": self.name,
                 "title": self.title,
                 "description": self.description,
-                "inputSchema": schema.input_schema,
-                "annotations": self.annotations,
+                "inputSchema": lean(schema.input_schema),
+                "annotations": cast(ToolAnnotations, annotations),
             }
-            if schema.output_schema is not None:
-                self._definition["outputSchema"] = schema.output_schema
+            output = schema.output_schema
+            output = lean(output) if output is not None else None
+            if output is not None and _size(output) <= mcp_settings.OUTPUT_SCHEMA_LIMIT:
+                self._definition["outputSchema"] = output
         return self._definition
+
+
+def lean(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` as listed: no restated choices or full-range int64 bounds.
+
+    A ``filters`` object with more than ``FILTER_LIST_LIMIT`` keys becomes
+    an open object naming them; the arguments are still checked in full.
+    """
+    listed: dict[str, Any] = _trimmed(schema)
+    properties = listed.get("properties")
+    if not isinstance(properties, dict):
+        return listed
+    filters = properties.get("filters")
+    keys = list((filters or {}).get("properties", ()))
+    limit = mcp_settings.FILTER_LIST_LIMIT
+    if len(keys) > limit:
+        named = ", ".join(keys[:limit])
+        properties["filters"] = {
+            "type": "object",
+            "description": f"{len(keys)} filter keys, among them {named}. "
+            "Call with help: true for all of them, their types and choices.",
+        }
+    return listed
+
+
+#: drf-spectacular's description of a choice field, restating its enum.
+_CHOICES_TEXT = re.compile(r"^\* `")
+_INT64 = (-(2**63), 2**63 - 1)
+
+
+def _trimmed(node: Any) -> Any:
+    if isinstance(node, list):
+        return [_trimmed(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: _trimmed(v) for k, v in node.items()}
+    text = out.get("description")
+    if "enum" in out and isinstance(text, str) and _CHOICES_TEXT.match(text):
+        del out["description"]
+    if (out.get("minimum"), out.get("maximum")) == _INT64:
+        del out["minimum"], out["maximum"]
+    return out
+
+
+def _size(schema: Any) -> int:
+    return len(json.dumps(schema, separators=(",", ":")))
 
 
 def _humanize(name: str) -> str:

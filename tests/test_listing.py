@@ -1,0 +1,68 @@
+"""Lean listings: what a model needs for a correct call, the rest in help."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from django.test import override_settings
+
+from demo_project.dcim.models import Device
+from frisian_mcp.testing import MCPError, MCPTestClient
+
+pytestmark = pytest.mark.django_db
+
+
+def listed(name: str) -> dict[str, Any]:
+    mcp = MCPTestClient()
+    mcp.initialize()
+    return next(t for t in mcp.list_tools() if t["name"] == name)
+
+
+def test_restated_choices_and_int64_bounds_are_not_listed() -> None:
+    text = json.dumps(listed("dcim__devices__list"))
+    assert "* `" not in text
+    assert "9223372036854775807" not in text
+
+
+def test_a_large_output_schema_is_left_to_help() -> None:
+    assert "outputSchema" not in listed("contacts__create")
+    with override_settings(
+        FRISIAN_MCP={"REQUIRE_AUTHENTICATION": False, "OUTPUT_SCHEMA_LIMIT": 100_000}
+    ):
+        assert "outputSchema" in listed("contacts__create")
+    assert listed("contacts__destroy")["outputSchema"]["type"] == "object"
+
+
+@override_settings(
+    FRISIAN_MCP={"REQUIRE_AUTHENTICATION": False, "FILTER_LIST_LIMIT": 2}
+)
+def test_many_filters_are_summarised_and_still_checked(demo_data: None) -> None:
+    filters = listed("dcim__devices__list")["inputSchema"]["properties"]["filters"]
+    assert set(filters) == {"type", "description"}  # open, keys named
+    assert "Call with help: true" in filters["description"]
+    mcp = MCPTestClient()
+    mcp.initialize()
+    documented = mcp.call_tool("dcim__devices__list", {"help": True})
+    keys = documented["structuredContent"]["help"]["filters"]
+    assert len(keys) > 2
+    assert "status" in keys
+    named = Device.objects.filter(status="active").count()
+    page = mcp.call_tool("dcim__devices__list", {"filters": {"status": "active"}})
+    assert page["structuredContent"]["count"] == named
+    with pytest.raises(MCPError) as info:
+        mcp.call_tool("dcim__devices__list", {"filters": {"stauts": "active"}})
+    assert info.value.code == -32602
+    (entry,) = info.value.data["fields"]
+    assert (entry["field"], entry["code"]) == ("filters", "unknown_key")
+    assert "allowed keys: ordering, search, site, status, tags" in entry["message"]
+
+
+def test_the_default_listing_stays_small() -> None:
+    mcp = MCPTestClient()
+    mcp.initialize()
+    tools = mcp.list_tools()
+    sizes = [len(json.dumps(t, separators=(",", ":"))) for t in tools]
+    assert max(sizes) < 16_384
+    assert sum(sizes) / len(sizes) < 2_048
