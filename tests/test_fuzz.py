@@ -33,12 +33,11 @@ from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from django.conf import settings as django_settings
 from django.db import connection, transaction
-from django.http import HttpResponse
 from django.test import Client, override_settings
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
@@ -48,6 +47,11 @@ from demo_project.dcim.models import Device, Site, Tag
 from frisian_mcp.conf import mcp_settings
 from frisian_mcp.revisions import SUPPORTED_VERSIONS
 from frisian_mcp.testing import MCPTestClient
+
+if TYPE_CHECKING:
+    # The stubs' type of a test Client response (with .json()); it exists
+    # for type checkers only.
+    from django.test.client import _MonkeyPatchedWSGIResponse as TestResponse
 
 pytestmark = pytest.mark.django_db
 
@@ -242,7 +246,7 @@ def post_raw(
     version: str | None = "2025-11-25",
     origin: str | None = None,
     extra_headers: dict[str, str] | None = None,
-) -> HttpResponse:
+) -> TestResponse:
     """POST ``body`` as is; a 500 is returned, not raised."""
     headers: dict[str, str] = dict(extra_headers or {})
     if accept is not None:
@@ -252,10 +256,7 @@ def post_raw(
     if origin is not None:
         headers["Origin"] = origin
     client = Client(raise_request_exception=False)
-    response: HttpResponse = client.post(  # type: ignore[assignment]
-        ENDPOINT, data=body, content_type=content_type, headers=headers
-    )
-    return response
+    return client.post(ENDPOINT, data=body, content_type=content_type, headers=headers)
 
 
 def encode(message: Any) -> bytes:
@@ -263,7 +264,7 @@ def encode(message: Any) -> bytes:
     return json.dumps(message).encode()
 
 
-def decode_body(response: HttpResponse) -> Any:
+def decode_body(response: TestResponse) -> Any:
     """The JSON-RPC payload of a JSON or one-event SSE response."""
     content_type = response.get("Content-Type", "")
     text = response.content.decode("utf-8")  # must be valid UTF-8
@@ -312,7 +313,7 @@ def check_response_object(reply: Any, request_id: Any) -> None:
     assert rid in (request_id, None), (rid, request_id)
 
 
-def check_clean(response: HttpResponse) -> None:
+def check_clean(response: TestResponse) -> None:
     """No traceback, SQL or setting anywhere in the body."""
     text = response.content.decode("utf-8", "replace")
     for needle in FORBIDDEN:
@@ -337,7 +338,7 @@ def check_no_echo(
     assert not echoed, f"error echoes caller values {echoed}: {text[:2000]}"
 
 
-def check_not_5xx(response: HttpResponse) -> None:
+def check_not_5xx(response: TestResponse) -> None:
     exc = getattr(response, "exc_info", None)
     assert response.status_code < 500, (
         response.status_code,
@@ -1076,7 +1077,7 @@ def has_required_meta(message: dict[str, Any]) -> bool:
 
 
 def check_envelope_reply(
-    message: Any, response: HttpResponse, version: str | None, size: int
+    message: Any, response: TestResponse, version: str | None, size: int
 ) -> None:
     """The answer to one POSTed JSON value, per MCP-RULES.md and JSON-RPC 2.0."""
     modern = is_modern(message, version)
@@ -1281,7 +1282,7 @@ def header_safe(value: Any) -> str | None:
     return "=?base64?" + base64.b64encode(encoded).decode() + "?="
 
 
-modern_meta = st.fixed_dictionaries(
+modern_meta: st.SearchStrategy[dict[str, Any]] = st.fixed_dictionaries(
     {
         "io.modelcontextprotocol/protocolVersion": st.one_of(
             st.just("2026-07-28"), st.just("2026-07-28"), markers, st.just("2027-01-01")
@@ -1554,7 +1555,7 @@ def test_tampered_continuation_tokens(
 SITE, DEVICE = "<site id>", "<device id>"
 
 
-def tool_reply(name: str, arguments: Any) -> tuple[HttpResponse, dict[str, Any]]:
+def tool_reply(name: str, arguments: Any) -> tuple[TestResponse, dict[str, Any]]:
     """POST one tools/call (id 1); return the response and its checked body."""
     real = {
         SITE: Site.objects.order_by("pk")[0].pk,

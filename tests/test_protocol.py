@@ -433,7 +433,7 @@ def test_structured_results_conform_to_output_schemas(
 ) -> None:
     schemas = {t["name"]: t.get("outputSchema") for t in mcp.list_tools()}
     site = Site.objects.get(slug="hq-1")
-    calls = [
+    calls: list[tuple[str, dict[str, Any]]] = [
         ("dcim__devices__list", {"page_size": 3}),
         ("dcim__devices__list", {"filter_keys": ["name"]}),
         ("dcim__sites__retrieve", {"id": site.pk}),
