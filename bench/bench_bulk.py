@@ -89,7 +89,7 @@ import sys
 import tempfile
 import time
 import traceback
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -361,7 +361,7 @@ def worker_main() -> int:
     os.dup2(2, 1)  # stray prints must not corrupt the replies
     sys.path.insert(0, str(ROOT))
     app = InProcess()
-    commands = {
+    commands: dict[str, Callable[..., Any]] = {
         "info": app.info,
         "reset": app.reset,
         "count": app.count,

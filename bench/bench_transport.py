@@ -465,7 +465,14 @@ def profile(database: Database, calls: int) -> dict[str, Any]:
             **extra,
         }
         status: list[str] = []
-        chunks = application(environ, lambda s, h, e=None: status.append(s))
+
+        def start_response(
+            line: str, headers: list[tuple[str, str]], exc_info: Any = None, /
+        ) -> Callable[[bytes], object]:
+            status.append(line)
+            return lambda data: None  # the unused WSGI write() callable
+
+        chunks = application(environ, start_response)
         try:
             content = b"".join(chunks)
         finally:

@@ -45,7 +45,8 @@ CREATE = {
 @pytest.fixture
 def token() -> str:
     user = User.objects.create_user("agent", password="pw")
-    return Token.objects.create(user=user).key
+    key: str = Token.objects.create(user=user).key
+    return key
 
 
 @override_settings(FRISIAN_MCP=REQUIRED)
@@ -294,7 +295,7 @@ def test_filtered_pages_are_full_and_end_with_the_last_visible_tool(
         pages = []
         cursor = None
         while True:
-            params = {"cursor": cursor} if cursor else {}
+            params: dict[str, Any] = {"cursor": cursor} if cursor else {}
             result = mcp.request("tools/list", params)
             pages.append([tool["name"] for tool in result["tools"]])
             cursor = result.get("nextCursor")

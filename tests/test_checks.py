@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from io import StringIO
+from typing import Any, NoReturn
 
 import pytest
+from django.core.checks import CheckMessage
 from django.core.management import call_command
 from django.core.management.base import SystemCheckError
 from django.test import override_settings
@@ -12,7 +14,7 @@ from django.test import override_settings
 from frisian_mcp.checks import check_settings, check_tools
 
 
-def ids(messages: list) -> list[str]:
+def ids(messages: list[CheckMessage]) -> list[str | None]:
     return [m.id for m in messages]
 
 
@@ -31,7 +33,7 @@ def test_e001_setting_must_be_a_dict() -> None:
 def test_e002_unknown_key_with_suggestion() -> None:
     (message,) = check_settings()
     assert message.id == "frisian_mcp.E002"
-    assert "PAGE_SIZE" in message.hint
+    assert "PAGE_SIZE" in str(message.hint)
 
 
 def test_e003_removed_key(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -85,7 +87,7 @@ def test_e006_authentication_classes_must_be_drf_authenticators() -> None:
         {"MAX_REQUEST_BYTES": True},
     ],
 )
-def test_e007_bad_values(value: dict) -> None:
+def test_e007_bad_values(value: dict[str, Any]) -> None:
     with override_settings(FRISIAN_MCP=value):
         assert ids(check_settings()) == ["frisian_mcp.E007"]
 
@@ -127,31 +129,30 @@ def test_check_command_fails_on_bad_settings() -> None:
 
 
 from frisian_mcp.discovery import URLConfDiscoveryBackend  # noqa: E402
+from frisian_mcp.types import Endpoint  # noqa: E402
 
 
 class BrokenBackend(URLConfDiscoveryBackend):
-    def get_endpoints(self) -> list:
+    def get_endpoints(self) -> list[Endpoint]:
         raise RuntimeError("the URLconf is broken")
 
 
 class ClashingBackend(URLConfDiscoveryBackend):
-    def get_tool_name(self, endpoint, path_prefix: str) -> str:  # type: ignore[no-untyped-def]
+    def get_tool_name(self, endpoint: Endpoint, path_prefix: str) -> str:
         return "dup__" + endpoint.action
 
 
 class BrokenSchemaBackend(URLConfDiscoveryBackend):
     """Adds one endpoint whose serializer fails for a mock request."""
 
-    def get_endpoints(self) -> list:  # type: ignore[type-arg]
+    def get_endpoints(self) -> list[Endpoint]:
         from rest_framework import serializers, viewsets
 
-        from frisian_mcp.types import Endpoint
-
-        class BrokenSerializer(serializers.Serializer):  # type: ignore[type-arg]
-            def get_fields(self):  # type: ignore[no-untyped-def]
+        class BrokenSerializer(serializers.Serializer[Any]):
+            def get_fields(self) -> NoReturn:
                 raise AttributeError("no fields without a real request")
 
-        class BrokenViewSet(viewsets.ModelViewSet):  # type: ignore[type-arg]
+        class BrokenViewSet(viewsets.ModelViewSet[Any]):
             serializer_class = BrokenSerializer
 
         broken = Endpoint(

@@ -72,7 +72,15 @@ class TicketSerializer(serializers.ModelSerializer[CleanupTicket]):
 
     class Meta:
         model = CleanupTicket
-        fields = ("id", "title", "reference", "opened", "labels", "priority", "due")
+        fields: tuple[str, ...] = (
+            "id",
+            "title",
+            "reference",
+            "opened",
+            "labels",
+            "priority",
+            "due",
+        )
         fields += ("parent",)
 
 

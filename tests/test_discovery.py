@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 from django.test import override_settings
 
+from demo_project.dcim.views import SiteViewSet, TagViewSet
 from frisian_mcp.discovery import (
+    TOOL_NAME_PATTERN,
     BaseDiscoveryBackend,
     Endpoint,
     URLConfDiscoveryBackend,
@@ -36,11 +38,38 @@ def test_actions_generic_views_and_plain_views() -> None:
     assert not any("schema" in name for name in names)
 
 
-def test_names_are_valid_unique_and_deterministic() -> None:
-    first, second = tool_names(), tool_names()
+def test_names_are_valid_unclashing_and_deterministic() -> None:
+    registry = ToolRegistry.from_settings()
+    first, second = [tool.name for tool in registry], tool_names()
     assert first == second
-    assert len(set(first)) == len(first)
-    assert all(len(name) <= 64 for name in first)
+    # The registry is keyed by name, so a clash would show only here.
+    assert registry.clashes == []
+    assert all(TOOL_NAME_PATTERN.fullmatch(name) for name in first)
+
+
+@override_settings(
+    FRISIAN_MCP={
+        "REQUIRE_AUTHENTICATION": False,
+        "VIEWSET_OPTIONS": {
+            "demo_project.dcim.views.SiteViewSet": {"name": "inventory"},
+            "demo_project.dcim.views.TagViewSet": {"name": "inventory"},
+        },
+    }
+)
+def test_colliding_names_keep_one_tool_per_endpoint_in_path_order() -> None:
+    registry = ToolRegistry.from_settings()
+    owners = {
+        tool.name: tool.endpoint.view_class
+        for tool in registry
+        if tool.name.startswith("inventory__")
+    }
+    actions = ("create", "destroy", "list", "partial_update", "retrieve", "update")
+    assert owners == {
+        f"inventory__{action}_{index}": viewset
+        for action in actions
+        for index, viewset in ((1, SiteViewSet), (2, TagViewSet))
+    }
+    assert registry.clashes == [f"inventory__{action}" for action in actions]
 
 
 @override_settings(ROOT_URLCONF="tests.urls_versioned")

@@ -103,7 +103,9 @@ def test_list_tools(live: LiveServer, mode: str) -> None:
         for name in CONTACT_TOOLS:
             assert by_name[name].input_schema["type"] == "object"
             read_only = name.endswith(("__list", "__retrieve"))
-            assert by_name[name].annotations.read_only_hint is read_only, name
+            annotations = by_name[name].annotations
+            assert annotations is not None, name
+            assert annotations.read_only_hint is read_only, name
 
     live.run(body, mode)
 

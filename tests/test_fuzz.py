@@ -17,7 +17,8 @@ Every body goes through the wire (Django's test ``Client`` POSTing bytes to
 
 Each hypothesis example runs in a savepoint rolled back at its end, so every
 example starts from the same seeded demo data inside pytest-django's test
-transaction. The ``test_regression_*`` tests pin bugs the fuzzers found.
+transaction. The bugs the fuzzers found are pinned in ``tests/regressions/``,
+replayed with ``tool_reply`` and the checks below.
 """
 
 from __future__ import annotations
@@ -25,21 +26,18 @@ from __future__ import annotations
 import base64
 import contextlib
 import json
-import logging
 import os
 import re
 import string
-import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from django.conf import settings as django_settings
 from django.db import connection, transaction
-from django.http import HttpResponse
 from django.test import Client, override_settings
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
@@ -49,6 +47,11 @@ from demo_project.dcim.models import Device, Site, Tag
 from frisian_mcp.conf import mcp_settings
 from frisian_mcp.revisions import SUPPORTED_VERSIONS
 from frisian_mcp.testing import MCPTestClient
+
+if TYPE_CHECKING:
+    # The stubs' type of a test Client response (with .json()); it exists
+    # for type checkers only.
+    from django.test.client import _MonkeyPatchedWSGIResponse as TestResponse
 
 pytestmark = pytest.mark.django_db
 
@@ -243,7 +246,7 @@ def post_raw(
     version: str | None = "2025-11-25",
     origin: str | None = None,
     extra_headers: dict[str, str] | None = None,
-) -> HttpResponse:
+) -> TestResponse:
     """POST ``body`` as is; a 500 is returned, not raised."""
     headers: dict[str, str] = dict(extra_headers or {})
     if accept is not None:
@@ -253,10 +256,7 @@ def post_raw(
     if origin is not None:
         headers["Origin"] = origin
     client = Client(raise_request_exception=False)
-    response: HttpResponse = client.post(  # type: ignore[assignment]
-        ENDPOINT, data=body, content_type=content_type, headers=headers
-    )
-    return response
+    return client.post(ENDPOINT, data=body, content_type=content_type, headers=headers)
 
 
 def encode(message: Any) -> bytes:
@@ -264,7 +264,7 @@ def encode(message: Any) -> bytes:
     return json.dumps(message).encode()
 
 
-def decode_body(response: HttpResponse) -> Any:
+def decode_body(response: TestResponse) -> Any:
     """The JSON-RPC payload of a JSON or one-event SSE response."""
     content_type = response.get("Content-Type", "")
     text = response.content.decode("utf-8")  # must be valid UTF-8
@@ -313,7 +313,7 @@ def check_response_object(reply: Any, request_id: Any) -> None:
     assert rid in (request_id, None), (rid, request_id)
 
 
-def check_clean(response: HttpResponse) -> None:
+def check_clean(response: TestResponse) -> None:
     """No traceback, SQL or setting anywhere in the body."""
     text = response.content.decode("utf-8", "replace")
     for needle in FORBIDDEN:
@@ -338,7 +338,7 @@ def check_no_echo(
     assert not echoed, f"error echoes caller values {echoed}: {text[:2000]}"
 
 
-def check_not_5xx(response: HttpResponse) -> None:
+def check_not_5xx(response: TestResponse) -> None:
     exc = getattr(response, "exc_info", None)
     assert response.status_code < 500, (
         response.status_code,
@@ -1077,7 +1077,7 @@ def has_required_meta(message: dict[str, Any]) -> bool:
 
 
 def check_envelope_reply(
-    message: Any, response: HttpResponse, version: str | None, size: int
+    message: Any, response: TestResponse, version: str | None, size: int
 ) -> None:
     """The answer to one POSTed JSON value, per MCP-RULES.md and JSON-RPC 2.0."""
     modern = is_modern(message, version)
@@ -1282,7 +1282,7 @@ def header_safe(value: Any) -> str | None:
     return "=?base64?" + base64.b64encode(encoded).decode() + "?="
 
 
-modern_meta = st.fixed_dictionaries(
+modern_meta: st.SearchStrategy[dict[str, Any]] = st.fixed_dictionaries(
     {
         "io.modelcontextprotocol/protocolVersion": st.one_of(
             st.just("2026-07-28"), st.just("2026-07-28"), markers, st.just("2027-01-01")
@@ -1548,14 +1548,14 @@ def test_tampered_continuation_tokens(
         assert outcome.reply["error"]["data"]["code"] == "invalid_token", outcome.reply
 
 
-# -- regressions found by the fuzzers --------------------------------------
+# -- replaying one finding (tests/regressions/) ----------------------------
 
 
 #: Stand-ins for the id of an existing site and device (ids differ per database).
 SITE, DEVICE = "<site id>", "<device id>"
 
 
-def tool_reply(name: str, arguments: Any) -> tuple[HttpResponse, dict[str, Any]]:
+def tool_reply(name: str, arguments: Any) -> tuple[TestResponse, dict[str, Any]]:
     """POST one tools/call (id 1); return the response and its checked body."""
     real = {
         SITE: Site.objects.order_by("pk")[0].pk,
@@ -1576,227 +1576,3 @@ def tool_reply(name: str, arguments: Any) -> tuple[HttpResponse, dict[str, Any]]
     reply = decode_body(response)
     check_response_object(reply, 1)
     return response, reply
-
-
-def test_regression_lone_surrogate_in_request_id(db: None) -> None:
-    """A ``\\ud800`` escape is valid JSON syntax but no Unicode text.
-
-    Found by ``test_raw_bodies_and_headers``: ``json.loads`` accepts it, the
-    id is echoed into the reply, and encoding that reply as UTF-8 (in
-    ``views._render``) raises UnicodeEncodeError: HTTP 500. Any string in
-    the body holding one fails somewhere later (see the next test); the body
-    is not text and deserves a -32700 (or -32600) up front.
-    """
-    response = post_raw(b'{"jsonrpc":"2.0","id":"\\ud800","method":"ping"}')
-    check_not_5xx(response)
-    reply = decode_body(response)
-    check_response_object(reply, None)
-
-
-@pytest.mark.parametrize(
-    ("tool_name", "arguments"),
-    [
-        ("contacts__create", {"first_name": "ZZQsurrogat\ud800"}),
-        ("dcim__devices__partial_update", {"id": DEVICE, "name": "ZZQsurrogat\ud800"}),
-        ("contacts__list", {"filters": {"search": "ZZQsurrogat\ud800"}}),
-        ("contacts__list", {"filters": {"email": "ZZQsurrogat\ud800"}}),
-        (
-            "dcim__sites__create",
-            {"name": "ZZQsurrogat\ud800", "slug": "fuzz-surrogate"},
-        ),
-        ("contacts__retrieve", {"id": "ZZQsurrogat\ud800"}),
-        (
-            "dcim__devices__create",
-            {"name": "fuzz", "site": SITE, "tags": [{"name": "ZZQsurrogat\ud800"}]},
-        ),
-    ],
-)
-def test_regression_lone_surrogate_in_arguments(
-    demo_data: None, tool_name: str, arguments: dict[str, Any]
-) -> None:
-    """Found by ``test_tool_arguments``: a string with a lone surrogate.
-
-    It reached the encoding of the request body (or the database driver) and ends as -32603 with HTTP 500. It is not text: the call must
-    be refused as bad input, writing nothing.
-    """
-    before = row_counts()
-    _, reply = tool_reply(tool_name, arguments)
-    rejected = "error" in reply or reply["result"]["isError"]
-    assert rejected, reply
-    assert row_counts() == before
-    check_no_echo(reply.get("error") or reply["result"], arguments)
-
-
-@pytest.mark.parametrize(
-    ("tool_name", "arguments"),
-    [
-        ("contacts__retrieve", {"id": "ZZQnonlatin\u4e2d"}),
-        ("contacts__destroy", {"id": "ZZQnonlatin\u0645"}),
-        ("contacts__partial_update", {"id": "ZZQnonlatin\U0001f600", "notes": "x"}),
-    ],
-)
-def test_regression_non_latin1_path_value(
-    demo_data: None, tool_name: str, arguments: dict[str, Any]
-) -> None:
-    """Found by ``test_tool_arguments``: a path value outside Latin-1.
-
-    ``invocation.requests.build_request`` puts the raw path into the WSGI
-    ``PATH_INFO``, which WSGI (and Django's ``get_bytes_from_wsgi``) wants
-    as UTF-8 bytes decoded as ISO-8859-1; ``"\u4e2d"`` raises
-    UnicodeEncodeError, a -32603 and HTTP 500. It must be what any other
-    id that is not a UUID gets: not found (or an argument error).
-    """
-    before = row_counts()
-    _, reply = tool_reply(tool_name, arguments)
-    if "error" in reply:
-        assert reply["error"]["code"] == -32602, reply
-    else:
-        assert reply["result"]["isError"] is True, reply
-        assert reply["result"]["structuredContent"]["error"]["code"] == "not_found"
-    assert row_counts() == before
-    check_no_echo(reply.get("error") or reply["result"], arguments)
-
-
-@pytest.mark.parametrize(
-    "arguments",
-    [
-        {"name": "fuzz", "site": {"name": "ZZQnulchars\x00"}},
-        {"name": "fuzz", "site": {"slug": "ZZQnulchars\x00"}},
-        {"name": "fuzz", "site": SITE, "tags": [{"name": "ZZQnulchars\x00"}]},
-    ],
-)
-def test_regression_nul_in_lookup_object(
-    demo_data: None, arguments: dict[str, Any]
-) -> None:
-    """Found by ``test_tool_arguments`` on PostgreSQL: NUL in a lookup value.
-
-    ``registry.references._resolve`` runs ``queryset.filter(**lookup)`` with
-    the value as is; PostgreSQL refuses text holding NUL with a DataError,
-    which ``_resolve`` does not catch: -32603, HTTP 500 (and an aborted
-    transaction). SQLite just finds no row. Either way it is an
-    ``invalid_reference``.
-    """
-    before = row_counts()
-    _, reply = tool_reply("dcim__devices__create", arguments)
-    assert reply["error"]["code"] == -32602, reply
-    assert reply["error"]["data"]["code"] == "invalid_reference", reply
-    assert row_counts() == before
-    check_no_echo(reply["error"], arguments)
-
-
-def test_regression_view_error_list_is_not_paged(demo_data: None) -> None:
-    """A list view answering 400 with a JSON list is an error, not a page.
-
-    DRF's SearchFilter answers ``["Null characters are not allowed."]``
-    (400) to a search holding NUL. ``invocation.calls.invoke`` pages any
-    list data of a list action, so the error became
-    ``{"results": [...], "count": 1, ...}`` and the -32602 named the fields
-    ``results``, ``count``, ``page``, ``page_size``, ``has_more`` with the
-    page's values as messages.
-    """
-    _, reply = tool_reply("contacts__list", {"filters": {"search": "ada\x00"}})
-    assert reply["error"]["code"] == -32602, reply
-    data = reply["error"]["data"]
-    assert data["code"] == "validation_failed", data
-    named = {entry.get("field") for entry in data.get("fields", [])}
-    assert not named & {"results", "count", "page", "page_size", "has_more"}, data
-
-
-@pytest.mark.parametrize("page", [2**31, 2**63, 10**23])
-def test_regression_huge_page_number(demo_data: None, page: int) -> None:
-    """A page far past the end is an empty page (or a -32602), not a conflict.
-
-    ``page`` has no schema maximum, and ``ToolPagination.paginate_queryset``
-    slices ``queryset[start:start + size]`` with ``start`` beyond any SQL
-    integer: SQLite raises IntegrityError ("datatype mismatch"), reported
-    as an ``isError`` ``conflict`` ("nothing was written") on a read;
-    PostgreSQL raises DataError (bigint out of range), a -32603/500.
-    """
-    _, reply = tool_reply("contacts__list", {"page": page})
-    if "error" in reply:
-        assert reply["error"]["code"] == -32602, reply
-        assert reply["error"]["data"]["field"] == "page", reply
-        return
-    result = reply["result"]
-    assert result["isError"] is False, result["structuredContent"]
-    assert result["structuredContent"]["results"] == []
-
-
-def test_regression_depth_scan_is_linear(db: None) -> None:
-    """The nesting-depth pre-scan must not be quadratic in the body size.
-
-    ``jsonrpc._nests_deeper`` runs ``_BRACKETS.finditer`` when a body holds
-    more brackets than the limit. Its string alternative
-    ``"(?:[^"\\\\]|\\\\.)*"`` fails on an unterminated string and is retried
-    from every following quote: a 30 kB body of escaped quotes took seconds,
-    80 kB about a minute, 1 MiB (the body limit) hours of one worker's CPU.
-    """
-    body = b"[]" * 40 + b'"' + b'\\"' * 15_000
-    started = time.perf_counter()
-    response = post_raw(body)
-    elapsed = time.perf_counter() - started
-    check_not_5xx(response)
-    reply = decode_body(response)
-    check_response_object(reply, None)
-    assert reply["error"]["code"] in (-32700, -32600), reply
-    assert elapsed < 1.5, f"{len(body)} bytes took {elapsed:.1f} s"
-
-
-def test_regression_search_longer_than_a_url(demo_data: None) -> None:
-    """Found by ``test_tool_arguments_with_debug``: a 330,000-character search.
-
-    DRF's SearchFilter makes LIKE conditions of it; SQLite refuses patterns
-    over 50,000 bytes (OperationalError: -32603, HTTP 500), and PostgreSQL
-    spends seconds planning a search of that many terms. No REST URL can
-    carry it; ``MAX_QUERY_LENGTH`` refuses it before the view runs.
-    """
-    filters = {"name": "ZZQ", "slug": "ZZQ", "search": "ZZQ00000000" * 30_000}
-    before = row_counts()
-    _, reply = tool_reply("dcim__tags__list", {"filters": filters})
-    error = reply["error"]
-    assert error["code"] == -32602, error
-    assert error["data"]["fields"] == [
-        {
-            "field": "filters.search",
-            "code": "max_length",
-            "message": "makes the query string longer than 8192 characters",
-        }
-    ]
-    assert row_counts() == before
-    check_no_echo(error, filters)
-
-
-def test_regression_query_the_database_refuses(
-    demo_data: None, caplog: pytest.LogCaptureFixture
-) -> None:
-    """Found by ``test_tool_arguments_with_debug``: a search SQLite cannot run.
-
-    DRF's SearchFilter makes every search term a condition; some 2,000 terms
-    (within ``MAX_QUERY_LENGTH``) make SQLite raise OperationalError
-    "Expression tree is too large": -32603, HTTP 500 (REST answers 500 too).
-    PostgreSQL runs it, slowly; there a statement timeout is the everyday
-    refusal, so the test sets one. The call must be an ``isError`` result
-    naming no value, with a correlation id that leads to the logged error,
-    and the enclosing transaction must stay usable (a savepoint).
-    """
-    filters = {"name": "ZZQ", "search": "ZZQ " * 2_000}
-    postgresql = connection.vendor == "postgresql"
-    if postgresql:
-        with connection.cursor() as cursor:
-            cursor.execute("SET LOCAL statement_timeout = '20ms'")
-    with caplog.at_level(logging.WARNING, logger="frisian_mcp"):
-        _, reply = tool_reply("dcim__tags__list", {"filters": filters})
-    if postgresql:
-        with connection.cursor() as cursor:
-            cursor.execute("SET LOCAL statement_timeout = 0")
-    result = reply["result"]
-    assert result["isError"] is True, result
-    error = result["structuredContent"]["error"]
-    assert error["code"] == "request_rejected", error
-    assert error["recoverable"] is True
-    check_no_echo(error, filters)
-    logged = [r for r in caplog.records if error["correlation_id"] in r.getMessage()]
-    assert len(logged) == 1, caplog.records
-    assert logged[0].exc_info
-    _, again = tool_reply("dcim__tags__list", {"filters": {"name": "ZZQ"}})
-    assert again["result"]["isError"] is False, again

@@ -236,7 +236,7 @@ def test_failures_inside_a_call_never_leak_details(
     with override_settings(DEBUG=debug), caplog.at_level(logging.ERROR):
         response = mcp.post(call("contacts__create", {"email": "a@example.com"}))
     assert response.status_code == 500
-    body = response.json()
+    body = json.loads(response.content)
     assert body["error"]["code"] == -32603
     correlation = body["error"]["data"]["correlation_id"]
     text = response.content.decode()

@@ -76,13 +76,25 @@ def test_missing_object_is_not_found_tool_error(mcp: MCPTestClient) -> None:
     assert "00000000" not in result["content"][0]["text"]
 
 
+@pytest.mark.parametrize(
+    ("tool_name", "key", "template"),
+    [
+        ("contacts__retrieve", "id", "../dcim/sites/{pk}"),
+        ("testapp__books-by-title__retrieve", "title", "x/../../../dcim/sites/{pk}"),
+        ("dcim__sites__retrieve", "id", 10**12),
+    ],
+)
 def test_lookup_value_that_escapes_the_url_pattern_is_not_found(
-    mcp: MCPTestClient, demo_data: None
+    mcp: MCPTestClient, demo_data: None, tool_name: str, key: str, template: Any
 ) -> None:
+    # Spliced into the path unescaped, the value would lead to this site.
     site = Site.objects.first()
     assert site is not None
-    result = mcp.call_tool("dcim__sites__retrieve", {"id": 10**12})
+    value = template.format(pk=site.pk) if isinstance(template, str) else template
+    result = mcp.call_tool(tool_name, {key: value})
+    assert result["isError"] is True, result
     assert result["structuredContent"]["error"]["code"] == "not_found"
+    assert site.name not in result["content"][0]["text"]
 
 
 def test_schema_violation_reports_every_field_without_values(

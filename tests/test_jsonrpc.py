@@ -424,7 +424,7 @@ def test_unexpected_exception_is_internal_error_without_internals(
         }
     )
     assert response.status_code == 500
-    body = response.json()
+    body = json.loads(response.content)
     assert body["id"] == 11
     assert body["error"]["code"] == -32603
     assert body["error"]["data"]["code"] == "internal_error"

@@ -147,7 +147,7 @@ def test_tools_list_pages_with_cursors(client: Client) -> None:
     names: list[str] = []
     cursor = None
     while True:
-        params = {} if cursor is None else {"cursor": cursor}
+        params: dict[str, Any] = {} if cursor is None else {"cursor": cursor}
         result = post(client, request("tools/list", params)).json()["result"]
         names += [tool["name"] for tool in result["tools"]]
         cursor = result.get("nextCursor")

@@ -36,7 +36,7 @@ import json
 import uuid
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 import pytest
@@ -44,7 +44,6 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.db import models, transaction
-from django.http import HttpResponse
 from django.test import Client, override_settings
 from django.urls import reverse
 
@@ -53,6 +52,11 @@ from demo_project.dcim.models import Device, Site, Tag
 from demo_project.management.commands.seed_demo import DEMO_TOKEN, STAFF_TOKEN
 from tests.testapp.models import Book, Publisher
 from tests.testapp.views import RESTRICTED_COUNTRY
+
+if TYPE_CHECKING:
+    # The stubs' type of a test Client response (with .json()); it exists
+    # for type checkers only.
+    from django.test.client import _MonkeyPatchedWSGIResponse as TestResponse
 
 pytestmark = pytest.mark.django_db
 
@@ -516,15 +520,14 @@ def rest_request(
     method: str,
     path: str,
     body: Any = None,
-) -> HttpResponse:
-    response: HttpResponse = client.generic(
+) -> TestResponse:
+    return client.generic(
         method,
         path,
         data=json.dumps(body) if body is not None else "",
         content_type="application/json",
         headers={"Accept": "application/json", **headers},
     )
-    return response
 
 
 def rest_outcome(
@@ -554,8 +557,8 @@ def rest_outcome(
 
 def mcp_post(
     client: Client, headers: Mapping[str, str], method: str, params: dict[str, Any]
-) -> HttpResponse:
-    response: HttpResponse = client.post(
+) -> TestResponse:
+    return client.post(
         reverse("frisian_mcp:endpoint"),
         data=json.dumps(
             {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
@@ -567,7 +570,6 @@ def mcp_post(
             **headers,
         },
     )
-    return response
 
 
 def mcp_outcome(
@@ -639,8 +641,11 @@ def snapshot(
         for f in model._meta.many_to_many:
             for row in rows.values():
                 row[f.name] = []
-            through = f.remote_field.through._base_manager
-            pairs = through.values_list(f.m2m_field_name(), f.m2m_reverse_field_name())
+            through = f.remote_field.through
+            assert through is not None  # set on every M2M once the apps load
+            pairs = through._base_manager.values_list(
+                f.m2m_field_name(), f.m2m_reverse_field_name()
+            )
             for owner, other in pairs.order_by(f.m2m_reverse_field_name()):
                 rows[owner][f.name].append(other)
         state[model._meta.label] = rows

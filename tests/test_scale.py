@@ -45,7 +45,7 @@ TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
 @contextlib.contextmanager
-def scale_api(count: int | None = None, **mcp: Any) -> Iterator[None]:
+def scale_api(count: int | None = None, /, **mcp: Any) -> Iterator[None]:
     """Serve the scale API (the first ``count`` viewsets) with ``FRISIAN_MCP``.
 
     ``None`` serves ``tests.urls_scale`` as it is; a count builds an
@@ -83,7 +83,7 @@ def list_pages(mcp: MCPTestClient) -> list[tuple[dict[str, Any], int]]:
             {"jsonrpc": "2.0", "id": request_id, "method": "tools/list", **params}
         )
         assert response.status_code == 200
-        payload = response.json()
+        payload = json.loads(response.content)
         assert payload["id"] == request_id
         result = payload["result"]
         pages.append((result, len(response.content)))

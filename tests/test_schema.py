@@ -18,11 +18,11 @@ from tests.testapp.serializers import NativePublisherField
 
 
 def input_schema(
-    serializer_class: type[serializers.BaseSerializer], method: str = "POST"
+    serializer_class: type[serializers.BaseSerializer[Any]], method: str = "POST"
 ) -> dict[str, Any]:
     """The inputSchema of a create (or PATCH) tool for ``serializer_class``."""
     bases = (generics.CreateAPIView,) if method == "POST" else (generics.UpdateAPIView,)
-    view = type(
+    view: type[generics.GenericAPIView[Book]] = type(
         "View",
         bases,
         {"serializer_class": serializer_class, "queryset": Book.objects.none()},
@@ -41,22 +41,24 @@ def input_schema(
     return schema.input_schema
 
 
-def property_of(field: serializers.Field) -> dict[str, Any] | None:
+def property_of(field: serializers.Field[Any, Any, Any, Any]) -> dict[str, Any] | None:
     serializer_class = type("OneField", (serializers.Serializer,), {"value": field})
-    return input_schema(serializer_class)["properties"].get("value")
+    properties = input_schema(serializer_class)["properties"]
+    schema: dict[str, Any] | None = properties.get("value")
+    return schema
 
 
 @extend_schema_field(OpenApiTypes.INT)
-class CustomCountField(serializers.Field):
+class CustomCountField(serializers.Field[int, int, int, Any]):
     """A project field with its own schema declaration."""
 
 
-class NestedAddress(serializers.Serializer):
+class NestedAddress(serializers.Serializer[dict[str, str]]):
     street = serializers.CharField(max_length=50)
     city = serializers.CharField(required=False)
 
 
-CASES: list[tuple[str, serializers.Field, dict[str, Any]]] = [
+CASES: list[tuple[str, serializers.Field[Any, Any, Any, Any], dict[str, Any]]] = [
     (
         "char",
         serializers.CharField(max_length=10),
@@ -145,7 +147,7 @@ CASES: list[tuple[str, serializers.Field, dict[str, Any]]] = [
     ("name", "field", "expected"), CASES, ids=[c[0] for c in CASES]
 )
 def test_field_mapping(
-    name: str, field: serializers.Field, expected: dict[str, Any]
+    name: str, field: serializers.Field[Any, Any, Any, Any], expected: dict[str, Any]
 ) -> None:
     schema = property_of(field)
     assert schema is not None
@@ -177,12 +179,14 @@ def _subset(small: dict[str, Any], big: dict[str, Any]) -> bool:
     ],
     ids=["read_only", "hidden", "method", "file"],
 )
-def test_fields_an_agent_cannot_send_are_absent(field: serializers.Field) -> None:
+def test_fields_an_agent_cannot_send_are_absent(
+    field: serializers.Field[Any, Any, Any, Any],
+) -> None:
     assert property_of(field) is None
 
 
 def test_required_follows_the_serializer() -> None:
-    class S(serializers.Serializer):
+    class S(serializers.Serializer[dict[str, Any]]):
         a = serializers.CharField()
         b = serializers.CharField(required=False)
         c = serializers.IntegerField()
@@ -193,7 +197,7 @@ def test_required_follows_the_serializer() -> None:
 
 
 def test_partial_update_requires_only_the_lookup() -> None:
-    class S(serializers.Serializer):
+    class S(serializers.Serializer[dict[str, Any]]):
         a = serializers.CharField()
         nested = NestedAddress()
 
@@ -316,7 +320,7 @@ def test_every_tool_has_annotations(mcp: MCPTestClient) -> None:
             assert hints["destructiveHint"] is False
 
 
-class OpaqueField(serializers.Field):
+class OpaqueField(serializers.Field[Any, Any, Any, Any]):
     """A project field spectacular cannot type (no annotation, no extension)."""
 
     def to_representation(self, value):  # type: ignore[no-untyped-def]

@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import pytest
 from django.test import Client, override_settings
 from django.urls import reverse
 
 from frisian_mcp.testing import MCPTestClient
+
+if TYPE_CHECKING:
+    # The stubs' type of a test Client response (with .json()); it exists
+    # for type checkers only.
+    from django.test.client import _MonkeyPatchedWSGIResponse as TestResponse
 
 PING = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
 
@@ -18,7 +24,7 @@ def url() -> str:
     return reverse("frisian_mcp:endpoint")
 
 
-def post(client: Client, url: str, body: object, **headers: str) -> object:
+def post(client: Client, url: str, body: object, **headers: str) -> TestResponse:
     headers.setdefault("Accept", "application/json, text/event-stream")
     return client.post(
         url, data=json.dumps(body), content_type="application/json", headers=headers

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.urls import include, path
+from django.urls import URLPattern, URLResolver, include, path
 from rest_framework.routers import DefaultRouter
 
 from demo_project.contacts.views import ContactViewSet
@@ -27,7 +27,7 @@ router.register(
     basename="audited-publisher",
 )
 
-urlpatterns = [
+urlpatterns: list[URLPattern | URLResolver] = [
     path("api/", include(router.urls)),
     path("api/testapp/stats/", views.StatsView.as_view(), name="testapp-stats"),
     path("api/testapp/books-by-title/<str:title>/", views.BookByTitleView.as_view()),

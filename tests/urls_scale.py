@@ -44,7 +44,7 @@ _STANDARD_ACTIONS = 6
 _GROUPS = 10
 
 
-class ArchiveSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class ArchiveSerializer(serializers.Serializer[dict[str, Any]]):
     """The body of the ``archive`` action."""
 
     reason = serializers.CharField(max_length=200)

@@ -16,7 +16,7 @@ from tests.testapp.models import Publisher
 from tests.testapp.serializers import PublisherSerializer
 
 
-class PathVersionedPublishers(viewsets.ModelViewSet):
+class PathVersionedPublishers(viewsets.ModelViewSet[Publisher]):
     """Publishers, versioned by a URL path segment."""
 
     queryset = Publisher.objects.all()
@@ -33,7 +33,7 @@ class PathVersionedPublishers(viewsets.ModelViewSet):
         return Response({"method": request.method, "version": request.version})
 
 
-class NamespacedPublishers(viewsets.ReadOnlyModelViewSet):
+class NamespacedPublishers(viewsets.ReadOnlyModelViewSet[Publisher]):
     """Publishers, versioned by URL namespace."""
 
     queryset = Publisher.objects.all()

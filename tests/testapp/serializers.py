@@ -9,7 +9,7 @@ from rest_framework import serializers
 from tests.testapp.models import Book, Publisher, Shelf, ShelfLabel
 
 
-class PublisherSerializer(serializers.ModelSerializer):
+class PublisherSerializer(serializers.ModelSerializer[Publisher]):
     """A publisher, whose country check quotes the value (as careless code does)."""
 
     class Meta:
@@ -24,7 +24,7 @@ class PublisherSerializer(serializers.ModelSerializer):
         return value
 
 
-class NativePublisherField(serializers.ModelSerializer):
+class NativePublisherField(serializers.ModelSerializer[Publisher]):
     """A nested publisher that, like NetBox, accepts an id or any field subset."""
 
     class Meta:
@@ -49,14 +49,14 @@ class NativePublisherField(serializers.ModelSerializer):
             ) from None
 
 
-class BookSerializer(serializers.ModelSerializer):
+class BookSerializer(serializers.ModelSerializer[Book]):
     """A book, written with a publisher id and a list of sequel ids."""
 
     summary = serializers.SerializerMethodField()
 
     class Meta:
         model = Book
-        fields = (
+        fields: tuple[str, ...] = (
             "id",
             "title",
             "isbn",
@@ -85,7 +85,7 @@ class NativeBookSerializer(BookSerializer):
     publisher = NativePublisherField(required=False, allow_null=True)
 
 
-class ShelfSerializer(serializers.ModelSerializer):
+class ShelfSerializer(serializers.ModelSerializer[Shelf]):
     """A shelf whose books are written by ISBN; only books in print may go on it."""
 
     books = serializers.SlugRelatedField(
@@ -100,7 +100,7 @@ class ShelfSerializer(serializers.ModelSerializer):
         fields = ("id", "room", "number", "books")
 
 
-class ShelfLabelSerializer(serializers.ModelSerializer):
+class ShelfLabelSerializer(serializers.ModelSerializer[ShelfLabel]):
     """A shelf label; its shelf can be looked up by room and number."""
 
     class Meta:
@@ -108,7 +108,7 @@ class ShelfLabelSerializer(serializers.ModelSerializer):
         fields = ("id", "shelf", "text")
 
 
-class StatsSerializer(serializers.Serializer):
+class StatsSerializer(serializers.Serializer[dict[str, int]]):
     """Counts of the test app's rows."""
 
     books = serializers.IntegerField()

@@ -22,7 +22,7 @@ from tests.testapp.serializers import (
 )
 
 
-class PublisherViewSet(viewsets.ModelViewSet):
+class PublisherViewSet(viewsets.ModelViewSet[Publisher]):
     """Publishers of books."""
 
     queryset = Publisher.objects.all()
@@ -30,7 +30,7 @@ class PublisherViewSet(viewsets.ModelViewSet):
     filterset_fields = ("country",)
 
 
-class BookViewSet(viewsets.ModelViewSet):
+class BookViewSet(viewsets.ModelViewSet[Book]):
     """Books, with an action that marks one out of print."""
 
     queryset = Book.objects.all()
@@ -61,14 +61,14 @@ class BookViewSet(viewsets.ModelViewSet):
         )
 
 
-class ShelfViewSet(viewsets.ModelViewSet):
+class ShelfViewSet(viewsets.ModelViewSet[Shelf]):
     """Shelves, unique by room and number."""
 
     queryset = Shelf.objects.all()
     serializer_class = ShelfSerializer
 
 
-class ShelfLabelViewSet(viewsets.ModelViewSet):
+class ShelfLabelViewSet(viewsets.ModelViewSet[ShelfLabel]):
     """Labels on shelves."""
 
     queryset = ShelfLabel.objects.all()
@@ -81,7 +81,7 @@ class PrivateShelfViewSet(ShelfViewSet):
     permission_classes = (permissions.IsAuthenticated,)
 
 
-class AuditedPublisherViewSet(viewsets.ModelViewSet):
+class AuditedPublisherViewSet(viewsets.ModelViewSet[Publisher]):
     """Publishers whose create() is customised: bulk creates go item by item."""
 
     queryset = Publisher.objects.all()
@@ -93,7 +93,7 @@ class AuditedPublisherViewSet(viewsets.ModelViewSet):
         return response
 
 
-class StatsView(generics.GenericAPIView):
+class StatsView(generics.GenericAPIView[Any]):
     """How many books and publishers there are."""
 
     serializer_class = StatsSerializer
@@ -104,7 +104,7 @@ class StatsView(generics.GenericAPIView):
         )
 
 
-class BookByTitleView(generics.RetrieveAPIView):
+class BookByTitleView(generics.RetrieveAPIView[Book]):
     """A book found by its exact title."""
 
     queryset = Book.objects.all()
@@ -131,7 +131,7 @@ def visible_publishers(user: Any) -> QuerySet[Publisher]:
     return publishers.exclude(country=RESTRICTED_COUNTRY)
 
 
-class VisiblePublisherField(serializers.PrimaryKeyRelatedField):
+class VisiblePublisherField(serializers.PrimaryKeyRelatedField[Publisher]):
     """A publisher id, resolved among the publishers the caller may see."""
 
     def get_queryset(self) -> QuerySet[Publisher]:
@@ -150,7 +150,7 @@ class ScopedBookSerializer(BookSerializer):
         fields = tuple(f for f in BookSerializer.Meta.fields if f != "sequels")
 
 
-class GuardedPublisherViewSet(viewsets.ModelViewSet):
+class GuardedPublisherViewSet(viewsets.ModelViewSet[Publisher]):
     """Publishers; only superusers may change or delete Dutch ones."""
 
     queryset = Publisher.objects.order_by("pk")
@@ -158,7 +158,7 @@ class GuardedPublisherViewSet(viewsets.ModelViewSet):
     permission_classes = (DutchPublisherPermission,)
 
 
-class ScopedBookViewSet(viewsets.ModelViewSet):
+class ScopedBookViewSet(viewsets.ModelViewSet[Book]):
     """Books of the publishers the caller may see (per-user queryset scoping)."""
 
     queryset = Book.objects.all()
