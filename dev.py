@@ -2,22 +2,25 @@
 """Developer entry point: bring up the demo or run the test suite.
 
 Needs only Python 3.11+ and this checkout. Every command first makes sure
-``.venv`` exists and holds the project and the dependency groups the command
-needs (re-installing only when ``pyproject.toml`` changed), then runs::
+``.venv`` exists and holds the project with all its development dependencies
+(installed once, again only when ``pyproject.toml`` changes), then runs::
 
-    python3 dev.py demo      # migrate, seed and serve the demo on 127.0.0.1:8000
-    python3 dev.py test      # the whole test suite (SQLite, or $DATABASE_URL)
-    python3 dev.py lint      # ruff check + ruff format --check
-    python3 dev.py type      # mypy --strict
-    python3 dev.py bench ... # a benchmark from bench/ (see docs/performance.md)
+    python3 dev.py demo [--port N]  # migrate, seed, serve the demo on 127.0.0.1:8000
+    python3 dev.py test             # the whole test suite (SQLite, or $DATABASE_URL)
+    python3 dev.py manage ...       # a management command of the demo project
+    python3 dev.py lint             # ruff check + ruff format --check
+    python3 dev.py type             # mypy --strict
+    python3 dev.py bench ...        # a benchmark from bench/ (see docs/performance.md)
 
 Extra arguments after ``test`` go to pytest, e.g. ``python3 dev.py test -k wrapper``.
 """
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import os
+import socket
 import subprocess
 import sys
 import venv
@@ -27,13 +30,10 @@ ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PYTHON = BIN / ("python.exe" if os.name == "nt" else "python")
-GROUPS = {
-    "demo": ["demo"],
-    "test": ["test"],
-    "lint": ["lint"],
-    "type": ["type"],
-    "bench": ["test"],
-}
+COMMANDS = ("demo", "test", "manage", "lint", "type", "bench")
+#: Every command gets every group, so no command reinstalls under another
+#: (a running demo keeps its environment while the tests run).
+GROUPS = ["demo", "test", "lint", "type"]
 
 
 def run(*args: str | os.PathLike[str], env: dict[str, str] | None = None) -> None:
@@ -44,7 +44,11 @@ def run(*args: str | os.PathLike[str], env: dict[str, str] | None = None) -> Non
 
 
 def ensure_venv(groups: list[str]) -> None:
-    """Create .venv and install the project with ``groups`` when needed."""
+    """Create .venv and install the project with ``groups`` when needed.
+
+    The output is pip's errors only: setuptools' "editable installation"
+    notice, which reads like an error, is silenced.
+    """
     if sys.version_info < (3, 11):  # noqa: UP036 - run by a bare python3
         sys.exit("frisian_mcp needs Python 3.11 or newer.")
     if not PYTHON.exists():
@@ -54,12 +58,25 @@ def ensure_venv(groups: list[str]) -> None:
     stamp = VENV / f".frisian-{'-'.join(sorted(groups))}-{digest}"
     if stamp.exists():
         return
-    print("Installing dependencies into .venv ...", flush=True)
+    print(
+        "Installing frisian_mcp and its development dependencies into .venv "
+        "(once; about a minute) ...",
+        flush=True,
+    )
+    quiet = {
+        **os.environ,
+        "PYTHONWARNINGS": "ignore",
+        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+    }
     # Dependency groups (PEP 735) need pip 25.1 or newer.
-    run(PYTHON, "-m", "pip", "install", "--quiet", "--upgrade", "pip>=25.1")
+    pip = (PYTHON, "-m", "pip", "install", "--quiet")
+    run(*pip, "--upgrade", "pip>=25.1", env=quiet)
     group_args = [arg for group in groups for arg in ("--group", group)]
-    run(PYTHON, "-m", "pip", "install", "--quiet", "-e", ".", *group_args)
+    run(*pip, "-e", ".", *group_args, env=quiet)
+    for old in VENV.glob(".frisian-*"):
+        old.unlink()
     stamp.touch()
+    print("Installed.", flush=True)
 
 
 def manage(*args: str) -> None:
@@ -68,17 +85,36 @@ def manage(*args: str) -> None:
     run(PYTHON, "manage.py", *args, env=env)
 
 
+def demo(argv: list[str]) -> None:
+    """Migrate, seed and serve the demo on 127.0.0.1 (``--port``, ``--host``)."""
+    parser = argparse.ArgumentParser(prog="python3 dev.py demo")
+    parser.add_argument("--host", default="127.0.0.1", help="default 127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000, help="default 8000")
+    options = parser.parse_args(argv)
+    with socket.socket() as probe:
+        if probe.connect_ex((options.host, options.port)) == 0:
+            sys.exit(
+                f"Port {options.port} on {options.host} is in use (is the demo "
+                f"already running?). Choose another: python3 dev.py demo "
+                f"--port {options.port + 1}"
+            )
+    manage("migrate", "--no-input", "--verbosity", "0")
+    manage("seed_demo")
+    print(f"MCP endpoint: http://{options.host}:{options.port}/mcp", flush=True)
+    manage("runserver", f"{options.host}:{options.port}")
+
+
 def main(argv: list[str]) -> None:
     """Dispatch ``argv[0]`` to the matching command."""
-    if not argv or argv[0] not in GROUPS:
+    if not argv or argv[0] not in COMMANDS:
         print(__doc__)
         sys.exit(2)
     command, rest = argv[0], argv[1:]
-    ensure_venv(GROUPS[command])
+    ensure_venv(GROUPS)
     if command == "demo":
-        manage("migrate", "--no-input", "--verbosity", "0")
-        manage("seed_demo")
-        manage("runserver", *(rest or ["127.0.0.1:8000"]))
+        demo(rest)
+    elif command == "manage":
+        manage(*rest)
     elif command == "test":
         run(PYTHON, "-m", "pytest", *rest)
     elif command == "lint":

@@ -7,7 +7,7 @@ from rest_framework import serializers
 from demo_project.contacts.models import Contact
 
 
-class ContactSerializer(serializers.ModelSerializer):
+class ContactSerializer(serializers.ModelSerializer[Contact]):
     """A contact as the REST API reads and writes it."""
 
     class Meta:

@@ -8,7 +8,7 @@ from demo_project.contacts.models import Contact
 from demo_project.contacts.serializers import ContactSerializer
 
 
-class ContactViewSet(viewsets.ModelViewSet):
+class ContactViewSet(viewsets.ModelViewSet[Contact]):
     """People in the address book: name, email, phone and free-text notes."""
 
     queryset = Contact.objects.all()

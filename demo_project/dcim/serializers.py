@@ -7,7 +7,7 @@ from rest_framework import serializers
 from demo_project.dcim.models import Device, Site, Tag
 
 
-class TagSerializer(serializers.ModelSerializer):
+class TagSerializer(serializers.ModelSerializer[Tag]):
     """A device tag."""
 
     class Meta:
@@ -15,7 +15,7 @@ class TagSerializer(serializers.ModelSerializer):
         fields = ("id", "name", "slug")
 
 
-class SiteSerializer(serializers.ModelSerializer):
+class SiteSerializer(serializers.ModelSerializer[Site]):
     """A site, with the number of devices it hosts."""
 
     device_count = serializers.IntegerField(read_only=True, source="devices.count")
@@ -25,7 +25,7 @@ class SiteSerializer(serializers.ModelSerializer):
         fields = ("id", "name", "slug", "description", "device_count")
 
 
-class DeviceSerializer(serializers.ModelSerializer):
+class DeviceSerializer(serializers.ModelSerializer[Device]):
     """A device; ``site`` and ``tags`` are written as ids."""
 
     class Meta:

@@ -12,7 +12,7 @@ from demo_project.dcim.serializers import (
 )
 
 
-class SiteViewSet(viewsets.ModelViewSet):
+class SiteViewSet(viewsets.ModelViewSet[Site]):
     """Sites (data centres, offices) that host devices."""
 
     queryset = Site.objects.all()
@@ -22,7 +22,7 @@ class SiteViewSet(viewsets.ModelViewSet):
     ordering_fields = ("name",)
 
 
-class DeviceViewSet(viewsets.ModelViewSet):
+class DeviceViewSet(viewsets.ModelViewSet[Device]):
     """Devices placed at a site, with a lifecycle status and tags."""
 
     queryset = Device.objects.select_related("site").prefetch_related("tags")
@@ -32,7 +32,7 @@ class DeviceViewSet(viewsets.ModelViewSet):
     ordering_fields = ("name", "status")
 
 
-class TagViewSet(viewsets.ModelViewSet):
+class TagViewSet(viewsets.ModelViewSet[Tag]):
     """Tags that label devices."""
 
     queryset = Tag.objects.all()
