@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from io import StringIO
 from typing import Any
 
@@ -32,6 +33,7 @@ from django.core.management import call_command
 from django.db import models, transaction
 from django.test import Client, override_settings
 
+from frisian_mcp.registry import ToolRegistry
 from frisian_mcp.testing import MCPError, MCPTestClient
 from tests.zoo.models import (
     CustomField,
@@ -177,7 +179,16 @@ def mcp(client: Client) -> MCPTestClient:
     return session
 
 
+@pytest.fixture
+def zoo(client: Client, mcp: MCPTestClient) -> Parity:
+    """REST and MCP as the operator."""
+    return Parity(client, mcp)
+
+
 # --- running one request both ways ------------------------------------------
+
+#: The REST body is the tool's arguments less the path id (the default).
+SAME: Any = object()
 
 
 def rows() -> dict[str, list[dict[str, Any]]]:
@@ -188,50 +199,32 @@ def rows() -> dict[str, list[dict[str, Any]]]:
     }
 
 
+@dataclass
 class Outcome:
     """What one REST request or MCP call came to."""
 
-    def __init__(self, verdict: str, body: Any, stored: Any, detail: Any = None):
-        self.verdict, self.body, self.stored, self.detail = (
-            verdict,
-            body,
-            stored,
-            detail,
-        )
-
-    def __repr__(self) -> str:
-        return f"Outcome({self.verdict!r}, {self.body!r}, detail={self.detail!r})"
+    verdict: str
+    body: Any
+    stored: dict[str, list[dict[str, Any]]]
+    detail: Any = None
 
 
-def rest(
-    client: Client,
-    method: str,
-    path: str,
-    body: Any = None,
-    query: Mapping[str, str] | None = None,
-) -> Outcome:
-    """Send one REST request; the verdict, the JSON answer and the rows."""
+REST_VERDICTS = {400: "invalid", 401: "denied", 403: "denied", 404: "not_found"}
+REST_VERDICTS[409] = "conflict"
+
+
+def rest(client: Client, request: str, body: Any, query: Any) -> Outcome:
+    """Send ``"METHOD /path/"`` under the zoo API; verdict, answer, rows."""
+    method, path = request.split(" ", 1)
     send = getattr(client, method.lower())
     if method == "GET":
-        response = send(API + path, data=dict(query or {}))
+        response = send(API + path, data=query or {})
     else:
-        payload = json.dumps(body) if body is not None else None
+        payload = None if body is None else json.dumps(body)
         response = send(API + path, data=payload, content_type="application/json")
     status = response.status_code
     answer = json.loads(response.content) if response.content else None
-    verdict = (
-        "allowed"
-        if status < 300
-        else "invalid"
-        if status == 400
-        else "denied"
-        if status in (401, 403)
-        else "not_found"
-        if status == 404
-        else "conflict"
-        if status == 409
-        else f"http {status}"
-    )
+    verdict = "allowed" if status < 300 else REST_VERDICTS.get(status, str(status))
     detail = answer.get("detail") if isinstance(answer, dict) else None
     return Outcome(verdict, answer, rows(), detail)
 
@@ -241,12 +234,13 @@ def call(mcp: MCPTestClient, tool: str, arguments: Mapping[str, Any]) -> Outcome
     try:
         result = mcp.call_tool(tool, dict(arguments))
     except MCPError as exc:
-        code = (exc.data or {}).get("code") if isinstance(exc.data, dict) else None
+        code = exc.data.get("code") if isinstance(exc.data, dict) else None
+        verdict = f"error {exc.code} {code}"
         if exc.code == -32602 and code in INPUT_ERROR_CODES:
-            return Outcome("invalid", exc.data, rows(), exc.message)
-        if exc.code == -32602 and code == "unknown_tool":
-            return Outcome("denied", exc.data, rows(), exc.message)
-        return Outcome(f"error {exc.code} {code}", exc.data, rows(), exc.message)
+            verdict = "invalid"
+        elif exc.code == -32602 and code == "unknown_tool":
+            verdict = "denied"  # hidden from this caller
+        return Outcome(verdict, exc.data, rows(), exc.message)
     content = result.get("structuredContent")
     if result.get("isError"):
         error = (content or {}).get("error", {})
@@ -255,35 +249,52 @@ def call(mcp: MCPTestClient, tool: str, arguments: Mapping[str, Any]) -> Outcome
     return Outcome("allowed", content, rows())
 
 
-def both(
-    client: Client,
-    mcp: MCPTestClient,
-    rest_request: tuple[Any, ...],
-    tool: str,
-    arguments: Mapping[str, Any],
-) -> tuple[Outcome, Outcome]:
-    """The REST request, rolled back, then the MCP call, on the same data."""
-    savepoint = transaction.savepoint()
-    over_rest = rest(client, *rest_request)
-    transaction.savepoint_rollback(savepoint)
-    return over_rest, call(mcp, tool, arguments)
+@dataclass
+class Parity:
+    """One caller, over REST and over MCP."""
 
+    client: Client
+    mcp: MCPTestClient
 
-def assert_same(
-    over_rest: Outcome, over_mcp: Outcome, verdict: str = "allowed"
-) -> None:
-    """Same verdict, same rows, and for a success the same representation."""
-    assert over_mcp.verdict == over_rest.verdict == verdict, (over_rest, over_mcp)
-    assert over_mcp.stored == over_rest.stored
-    if verdict == "allowed" and over_rest.body is not None:
-        body = over_rest.body
-        if isinstance(body, dict) and "results" in body and "next" in body:
-            assert over_mcp.body["results"] == body["results"]
-            assert over_mcp.body["count"] == body["count"]
-        elif isinstance(body, list):
-            assert over_mcp.body["results"] == body
+    def same(
+        self,
+        request: str,
+        tool: str,
+        arguments: Mapping[str, Any],
+        *,
+        body: Any = SAME,
+        query: Mapping[str, Any] | None = None,
+        verdict: str = "allowed",
+    ) -> tuple[Outcome, Outcome]:
+        """Run the REST request (rolled back), then the MCP call; compare.
+
+        Both must reach ``verdict`` and leave the same rows; a success must
+        return the same representation (a REST page's ``results`` and
+        ``count``).
+        """
+        if body is SAME:
+            body = {k: v for k, v in arguments.items() if k != "id"} or None
+        savepoint = transaction.savepoint()
+        over_rest = rest(self.client, request, body, query)
+        transaction.savepoint_rollback(savepoint)
+        over_mcp = call(self.mcp, tool, arguments)
+        assert over_mcp.verdict == over_rest.verdict == verdict, (over_rest, over_mcp)
+        assert over_mcp.stored == over_rest.stored
+        answer = over_rest.body
+        if verdict != "allowed" or answer is None:
+            return over_rest, over_mcp
+        if isinstance(answer, dict) and {"next", "results"} <= answer.keys():
+            assert over_mcp.body["results"] == answer["results"]
+            assert over_mcp.body["count"] == answer["count"]
+        elif isinstance(answer, list):
+            assert over_mcp.body["results"] == answer
         else:
-            assert over_mcp.body == body
+            assert over_mcp.body == answer
+        return over_rest, over_mcp
+
+
+def tool_schema(mcp: MCPTestClient, name: str) -> dict[str, Any]:
+    return next(t["inputSchema"] for t in mcp.list_tools() if t["name"] == name)
 
 
 # --- listing and checks ------------------------------------------------------
@@ -314,17 +325,16 @@ def test_the_excluded_api_root_is_no_tool_and_adds_no_prefix(
     FRISIAN_MCP={"REQUIRE_AUTHENTICATION": False, "DISPATCHER_GROUP_BY": "path"}
 )
 def test_dispatchers_carry_no_mount_prefix() -> None:
-    from frisian_mcp.registry import ToolRegistry
-
     registry = ToolRegistry.from_settings()
     groups = {d["name"] for d in registry.definitions("dispatcher")}
-    assert "api" not in groups
     assert groups == {name.split("__")[0] for name in EXPECTED_TOOLS}
 
 
 def test_manage_py_check_says_nothing_about_the_zoo() -> None:
-    messages = [m for m in checks.run_checks() if str(m.id).startswith("frisian_mcp.")]
-    assert messages == []
+    out, err = StringIO(), StringIO()
+    call_command("check", stdout=out, stderr=err)
+    assert "frisian_mcp" not in out.getvalue() + err.getvalue()
+    assert not [m for m in checks.run_checks() if m.id.startswith("frisian_mcp.")]
 
 
 def test_the_tools_command_lists_every_zoo_tool() -> None:
@@ -333,108 +343,76 @@ def test_the_tools_command_lists_every_zoo_tool() -> None:
     assert {tool["name"] for tool in json.loads(out.getvalue())} == EXPECTED_TOOLS
 
 
-def test_every_listed_schema_names_its_path_argument(mcp: MCPTestClient) -> None:
+def test_every_detail_tool_takes_the_path_id_first(mcp: MCPTestClient) -> None:
     for tool in mcp.list_tools():
-        schema = tool["inputSchema"]
         action = tool["name"].rsplit("__", 1)[1]
         if action in ("retrieve", "update", "partial_update", "destroy", "rename"):
-            assert schema["required"][0] == "id", tool["name"]
+            assert tool["inputSchema"]["required"][0] == "id", tool["name"]
 
 
 # --- manufacturers: Accept-header versioning, protected delete -----------------
 
 
-def test_manufacturer_list_with_a_filter(
-    world: Any, client: Client, mcp: MCPTestClient
-) -> None:
-    over_rest, over_mcp = both(
-        client,
-        mcp,
-        ("GET", "/dcim/manufacturers/", None, {"slug": "acme"}),
+def test_manufacturer_list_with_a_filter(world: Any, zoo: Parity) -> None:
+    _, over_mcp = zoo.same(
+        "GET /dcim/manufacturers/",
         "dcim__manufacturers__list",
         {"filters": {"slug": "acme"}},
+        query={"slug": "acme"},
     )
-    assert_same(over_rest, over_mcp)
     assert [m["api_version"] for m in over_mcp.body["results"]] == ["1.0"]
 
 
-def test_manufacturer_create_retrieve_update(
-    world: Any, client: Client, mcp: MCPTestClient
-) -> None:
-    body = {"name": "Globex", "slug": "globex", "description": "Routers"}
-    assert_same(
-        *both(
-            client, mcp, ("POST", "/dcim/manufacturers/", body),
-            "dcim__manufacturers__create", body,
-        )
-    )  # fmt: skip
+def test_manufacturer_create_retrieve_update(world: Any, zoo: Parity) -> None:
     pk = world["acme"].pk
-    assert_same(
-        *both(
-            client, mcp, ("GET", f"/dcim/manufacturers/{pk}/"),
-            "dcim__manufacturers__retrieve", {"id": pk},
-        )
-    )  # fmt: skip
-    change = {"name": "Acme", "slug": "acme", "description": "Renamed"}
-    assert_same(
-        *both(
-            client, mcp, ("PUT", f"/dcim/manufacturers/{pk}/", change),
-            "dcim__manufacturers__update", {"id": pk, **change},
-        )
-    )  # fmt: skip
-    assert_same(
-        *both(
-            client, mcp, ("PATCH", f"/dcim/manufacturers/{pk}/", {"description": ""}),
-            "dcim__manufacturers__partial_update", {"id": pk, "description": ""},
-        )
-    )  # fmt: skip
+    created = {"name": "Globex", "slug": "globex", "description": "Routers"}
+    zoo.same("POST /dcim/manufacturers/", "dcim__manufacturers__create", created)
+    zoo.same(
+        f"GET /dcim/manufacturers/{pk}/", "dcim__manufacturers__retrieve", {"id": pk}
+    )
+    change = {"id": pk, "name": "Acme", "slug": "acme", "description": "New"}
+    zoo.same(f"PUT /dcim/manufacturers/{pk}/", "dcim__manufacturers__update", change)
+    zoo.same(
+        f"PATCH /dcim/manufacturers/{pk}/",
+        "dcim__manufacturers__partial_update",
+        {"id": pk, "description": ""},
+    )
 
 
-def test_unprotected_manufacturer_is_deleted(
-    world: Any, client: Client, mcp: MCPTestClient
-) -> None:
+def test_unprotected_manufacturer_is_deleted(world: Any, zoo: Parity) -> None:
     pk = Manufacturer.objects.get(slug="unused").pk
-    assert_same(
-        *both(
-            client, mcp, ("DELETE", f"/dcim/manufacturers/{pk}/"),
-            "dcim__manufacturers__destroy", {"id": pk},
-        )
-    )  # fmt: skip
+    zoo.same(
+        f"DELETE /dcim/manufacturers/{pk}/", "dcim__manufacturers__destroy", {"id": pk}
+    )
     assert not Manufacturer.objects.filter(pk=pk).exists()
 
 
 def test_protected_delete_answers_the_hosts_409_message(
-    world: Any, client: Client, mcp: MCPTestClient
+    world: Any, zoo: Parity
 ) -> None:
     pk = world["acme"].pk
-    over_rest, over_mcp = both(
-        client,
-        mcp,
-        ("DELETE", f"/dcim/manufacturers/{pk}/"),
+    over_rest, over_mcp = zoo.same(
+        f"DELETE /dcim/manufacturers/{pk}/",
         "dcim__manufacturers__destroy",
         {"id": pk},
+        verdict="conflict",
     )
-    assert_same(over_rest, over_mcp, "conflict")
     assert over_rest.detail == (
         "Unable to delete manufacturer: 1 dependent objects were found: X1"
     )
     assert over_mcp.detail == over_rest.detail
 
 
-def test_protected_delete_of_a_device_type_in_use(
-    world: Any, client: Client, mcp: MCPTestClient
-) -> None:
+def test_protected_delete_of_a_device_type_in_use(world: Any, zoo: Parity) -> None:
     pk = world["switch"].pk
-    over_rest, over_mcp = both(
-        client,
-        mcp,
-        ("DELETE", f"/dcim/device-types/{pk}/"),
+    over_rest, over_mcp = zoo.same(
+        f"DELETE /dcim/device-types/{pk}/",
         "dcim__device-types__destroy",
         {"id": pk},
+        verdict="conflict",
     )
-    assert_same(over_rest, over_mcp, "conflict")
     assert over_mcp.detail == over_rest.detail
-    assert "3 dependent objects were found" in over_mcp.detail
+    assert "3 dependent objects were found: core-1, edge-1" in over_mcp.detail
 
 
 # --- brief nested FKs: an id, a numeric string, any unique field ----------------
@@ -472,58 +450,43 @@ MANUFACTURER_FORMS = [
 
 @pytest.mark.parametrize("form", MANUFACTURER_FORMS)
 def test_device_type_create_names_its_manufacturer_as_the_host_accepts(
-    world: Any, client: Client, mcp: MCPTestClient, form: Any
+    world: Any, zoo: Parity, form: Any
 ) -> None:
-    body = {"manufacturer": form(world["acme"]), "model": "X2", "slug": "x2"}
-    assert_same(
-        *both(
-            client, mcp, ("POST", "/dcim/device-types/", body),
-            "dcim__device-types__create", body,
-        )
-    )  # fmt: skip
+    created = {"manufacturer": form(world["acme"]), "model": "X2", "slug": "x2"}
+    zoo.same("POST /dcim/device-types/", "dcim__device-types__create", created)
     assert DeviceType.objects.get(slug="x2").manufacturer == world["acme"]
 
 
-def test_device_type_reads_and_writes(
-    world: Any, client: Client, mcp: MCPTestClient
-) -> None:
-    pk = world["switch"].pk
-    assert_same(
-        *both(
-            client, mcp, ("GET", "/dcim/device-types/", None, {"slug": "x1"}),
-            "dcim__device-types__list", {"filters": {"slug": "x1"}},
-        )
-    )  # fmt: skip
-    assert_same(
-        *both(
-            client, mcp, ("GET", f"/dcim/device-types/{pk}/"),
-            "dcim__device-types__retrieve", {"id": pk},
-        )
-    )  # fmt: skip
-    change = {"manufacturer": world["acme"].pk, "model": "X1b", "slug": "x1"}
-    assert_same(
-        *both(
-            client, mcp, ("PUT", f"/dcim/device-types/{pk}/", change),
-            "dcim__device-types__update", {"id": pk, **change},
-        )
-    )  # fmt: skip
-    assert_same(
-        *both(
-            client, mcp, ("PATCH", f"/dcim/device-types/{pk}/", {"u_height": 2}),
-            "dcim__device-types__partial_update", {"id": pk, "u_height": 2},
-        )
-    )  # fmt: skip
+def test_device_type_reads_and_writes(world: Any, zoo: Parity) -> None:
+    pk, acme = world["switch"].pk, world["acme"].pk
+    zoo.same(
+        "GET /dcim/device-types/",
+        "dcim__device-types__list",
+        {"filters": {"slug": "x1"}},
+        query={"slug": "x1"},
+    )
+    zoo.same(
+        f"GET /dcim/device-types/{pk}/", "dcim__device-types__retrieve", {"id": pk}
+    )
+    change = {"id": pk, "manufacturer": acme, "model": "X1b", "slug": "x1"}
+    zoo.same(f"PUT /dcim/device-types/{pk}/", "dcim__device-types__update", change)
+    zoo.same(
+        f"PATCH /dcim/device-types/{pk}/",
+        "dcim__device-types__partial_update",
+        {"id": pk, "u_height": 2},
+    )
 
 
 def test_an_unknown_manufacturer_is_invalid_both_ways_and_not_echoed(
-    world: Any, client: Client, mcp: MCPTestClient
+    world: Any, zoo: Parity
 ) -> None:
-    body = {"manufacturer": 987654, "model": "X9", "slug": "x9"}
-    over_rest, over_mcp = both(
-        client, mcp, ("POST", "/dcim/device-types/", body),
-        "dcim__device-types__create", body,
-    )  # fmt: skip
-    assert_same(over_rest, over_mcp, "invalid")
+    created = {"manufacturer": 987654, "model": "X9", "slug": "x9"}
+    over_rest, over_mcp = zoo.same(
+        "POST /dcim/device-types/",
+        "dcim__device-types__create",
+        created,
+        verdict="invalid",
+    )
     assert "987654" in json.dumps(over_rest.body)
     assert "987654" not in json.dumps(over_mcp.body) + str(over_mcp.detail)
 
@@ -531,33 +494,24 @@ def test_an_unknown_manufacturer_is_invalid_both_ways_and_not_echoed(
 # --- devices: the project's permission class, dynamic filters, q, an action -----
 
 
-def test_device_list_plain_and_filtered(
-    world: Any, client: Client, mcp: MCPTestClient
-) -> None:
-    assert_same(
-        *both(client, mcp, ("GET", "/dcim/devices/"), "dcim__devices__list", {})
+def test_device_list_plain_and_filtered(world: Any, zoo: Parity) -> None:
+    zoo.same("GET /dcim/devices/", "dcim__devices__list", {})
+    _, over_mcp = zoo.same(
+        "GET /dcim/devices/",
+        "dcim__devices__list",
+        {"filters": {"manufacturer": "acme", "locked": True}},
+        query={"manufacturer": "acme", "locked": "true"},
     )
-    assert_same(
-        *both(
-            client, mcp, ("GET", "/dcim/devices/", None, {"manufacturer": "acme",
-                                                          "locked": "true"}),
-            "dcim__devices__list",
-            {"filters": {"manufacturer": "acme", "locked": True}},
-        )
-    )  # fmt: skip
+    assert [d["name"] for d in over_mcp.body["results"]] == ["vault-1"]
 
 
-def test_a_query_parameter_read_in_get_queryset(
-    world: Any, client: Client, mcp: MCPTestClient
-) -> None:
-    over_rest, over_mcp = both(
-        client,
-        mcp,
-        ("GET", "/dcim/devices/", None, {"q": "edge"}),
+def test_a_query_parameter_read_in_get_queryset(world: Any, zoo: Parity) -> None:
+    _, over_mcp = zoo.same(
+        "GET /dcim/devices/",
         "dcim__devices__list",
         {"filters": {"q": "edge"}},
+        query={"q": "edge"},
     )
-    assert_same(over_rest, over_mcp)
     assert [d["name"] for d in over_mcp.body["results"]] == ["edge-1"]
 
 
@@ -576,17 +530,13 @@ def test_format_is_not_offered_as_a_filter(mcp: MCPTestClient) -> None:
     "filters, code unknown_key 'has keys that are not allowed: cf_rack'; "
     "REST filters by it",
 )
-def test_a_filter_added_in_the_filter_sets_init(
-    world: Any, client: Client, mcp: MCPTestClient
-) -> None:
-    over_rest, over_mcp = both(
-        client,
-        mcp,
-        ("GET", "/dcim/devices/", None, {"cf_rack": "r2"}),
+def test_a_filter_added_in_the_filter_sets_init(world: Any, zoo: Parity) -> None:
+    _, over_mcp = zoo.same(
+        "GET /dcim/devices/",
         "dcim__devices__list",
         {"filters": {"cf_rack": "r2"}},
+        query={"cf_rack": "r2"},
     )
-    assert_same(over_rest, over_mcp)
     assert [d["name"] for d in over_mcp.body["results"]] == ["edge-1"]
 
 
@@ -597,18 +547,16 @@ def test_a_filter_added_in_the_filter_sets_init(
 )
 def test_help_shows_the_dynamic_filters(world: Any, mcp: MCPTestClient) -> None:
     result = mcp.call_tool("dcim__devices__list", {"help": True})
-    assert "cf_rack" in json.dumps(result["structuredContent"])
+    assert "cf_rack" in result["structuredContent"]["help"]["filters"]
 
 
 def test_device_retrieve_gives_the_canonical_absolute_url(
-    world: Any, client: Client, mcp: MCPTestClient
+    world: Any, zoo: Parity
 ) -> None:
     pk = world["core"].pk
-    over_rest, over_mcp = both(
-        client, mcp, ("GET", f"/dcim/devices/{pk}/"),
-        "dcim__devices__retrieve", {"id": pk},
-    )  # fmt: skip
-    assert_same(over_rest, over_mcp)
+    _, over_mcp = zoo.same(
+        f"GET /dcim/devices/{pk}/", "dcim__devices__retrieve", {"id": pk}
+    )
     assert over_mcp.body["url"] == f"{CANONICAL}{API}/dcim/devices/{pk}/"
 
 
@@ -631,18 +579,15 @@ DEVICE_TYPE_FORMS = [
 
 @pytest.mark.parametrize("form", DEVICE_TYPE_FORMS)
 def test_device_create_with_type_and_tags_as_the_host_accepts(
-    world: Any, client: Client, mcp: MCPTestClient, form: Any
+    world: Any, zoo: Parity, form: Any
 ) -> None:
-    body = {
+    created = {
         "name": "access-1",
         "device_type": form(world["switch"]),
         "tags": [world["prod"].pk],
         "custom_fields": {"rack": "r9"},
     }
-    over_rest, over_mcp = both(
-        client, mcp, ("POST", "/dcim/devices/", body), "dcim__devices__create", body
-    )
-    assert_same(over_rest, over_mcp)
+    _, over_mcp = zoo.same("POST /dcim/devices/", "dcim__devices__create", created)
     assert over_mcp.body["url"].startswith(CANONICAL)
 
 
@@ -653,139 +598,128 @@ def test_device_create_with_type_and_tags_as_the_host_accepts(
     "'does not match any accepted form' (items offer only id forms); the "
     "host looks the tag up by name",
 )
-def test_device_tags_by_name(world: Any, client: Client, mcp: MCPTestClient) -> None:
-    body = {
+def test_device_tags_by_name(world: Any, zoo: Parity) -> None:
+    created = {
         "name": "access-2",
         "device_type": world["switch"].pk,
         "tags": [{"name": "Production"}],
     }
-    assert_same(
-        *both(
-            client, mcp, ("POST", "/dcim/devices/", body),
-            "dcim__devices__create", body,
-        )
-    )  # fmt: skip
+    zoo.same("POST /dcim/devices/", "dcim__devices__create", created)
 
 
-def test_device_update_partial_update_and_delete(
-    world: Any, client: Client, mcp: MCPTestClient
+def test_validate_mode_runs_the_hosts_checks_and_writes_nothing(
+    world: Any, mcp: MCPTestClient
 ) -> None:
-    pk = world["edge"].pk
-    change = {"name": "edge-2", "device_type": world["switch"].pk, "status": "planned"}
-    assert_same(
-        *both(
-            client, mcp, ("PUT", f"/dcim/devices/{pk}/", change),
-            "dcim__devices__update", {"id": pk, **change},
+    before = rows()
+    created = {"name": "access-3", "device_type": str(world["switch"].pk)}
+    result = mcp.call_tool("dcim__devices__create", {**created, "mode": "validate"})
+    assert result["isError"] is False
+    assert "validation" in result["structuredContent"]
+    with pytest.raises(MCPError) as info:
+        mcp.call_tool(
+            "dcim__devices__create",
+            {**created, "custom_fields": {"shelf": "s1"}, "mode": "validate"},
         )
-    )  # fmt: skip
-    patch = {"custom_fields": {"rack": "r3"}}
-    assert_same(
-        *both(
-            client, mcp, ("PATCH", f"/dcim/devices/{pk}/", patch),
-            "dcim__devices__partial_update", {"id": pk, **patch},
-        )
-    )  # fmt: skip
-    assert_same(
-        *both(
-            client, mcp, ("DELETE", f"/dcim/devices/{pk}/"),
-            "dcim__devices__destroy", {"id": pk},
-        )
-    )  # fmt: skip
+    assert info.value.data["fields"][0]["field"] == "custom_fields"
+    assert rows() == before
 
 
-def test_an_unknown_custom_field_is_invalid_both_ways(
-    world: Any, client: Client, mcp: MCPTestClient
-) -> None:
+def test_device_update_partial_update_and_delete(world: Any, zoo: Parity) -> None:
+    pk, switch = world["edge"].pk, world["switch"].pk
+    change = {"id": pk, "name": "edge-2", "device_type": switch, "status": "planned"}
+    zoo.same(f"PUT /dcim/devices/{pk}/", "dcim__devices__update", change)
+    zoo.same(
+        f"PATCH /dcim/devices/{pk}/",
+        "dcim__devices__partial_update",
+        {"id": pk, "custom_fields": {"rack": "r3"}},
+    )
+    zoo.same(f"DELETE /dcim/devices/{pk}/", "dcim__devices__destroy", {"id": pk})
+
+
+def test_an_unknown_custom_field_is_invalid_both_ways(world: Any, zoo: Parity) -> None:
     pk = world["edge"].pk
-    patch = {"custom_fields": {"shelf": "s1"}}
-    assert_same(
-        *both(
-            client, mcp, ("PATCH", f"/dcim/devices/{pk}/", patch),
-            "dcim__devices__partial_update", {"id": pk, **patch},
-        ),
-        "invalid",
-    )  # fmt: skip
+    zoo.same(
+        f"PATCH /dcim/devices/{pk}/",
+        "dcim__devices__partial_update",
+        {"id": pk, "custom_fields": {"shelf": "s1"}},
+        verdict="invalid",
+    )
 
 
 def test_action_with_a_serializer_class_as_its_request(
-    world: Any, client: Client, mcp: MCPTestClient
+    world: Any, zoo: Parity, mcp: MCPTestClient
 ) -> None:
     pk = world["edge"].pk
-    over_rest, over_mcp = both(
-        client, mcp, ("POST", f"/dcim/devices/{pk}/rename/", {"name": "edge-9"}),
-        "dcim__devices__rename", {"id": pk, "name": "edge-9"},
-    )  # fmt: skip
-    assert_same(over_rest, over_mcp)
-    assert over_mcp.body["name"] == "edge-9"
-    schema = next(
-        t["inputSchema"]
-        for t in mcp.list_tools()
-        if t["name"] == "dcim__devices__rename"
+    _, over_mcp = zoo.same(
+        f"POST /dcim/devices/{pk}/rename/",
+        "dcim__devices__rename",
+        {"id": pk, "name": "edge-9"},
     )
-    assert schema["required"] == ["id", "name"]
+    assert over_mcp.body["name"] == "edge-9"
+    assert tool_schema(mcp, "dcim__devices__rename")["required"] == ["id", "name"]
+    zoo.same(
+        f"POST /dcim/devices/{pk}/rename/",
+        "dcim__devices__rename",
+        {"id": pk, "name": "x" * 65},
+        verdict="invalid",
+    )
 
 
 def test_object_permission_refuses_a_locked_device_both_ways(
-    world: Any, client: Client, mcp: MCPTestClient
+    world: Any, zoo: Parity
 ) -> None:
     pk = world["vault"].pk
-    over_rest, over_mcp = both(
-        client, mcp, ("PATCH", f"/dcim/devices/{pk}/", {"status": "offline"}),
-        "dcim__devices__partial_update", {"id": pk, "status": "offline"},
-    )  # fmt: skip
-    assert_same(over_rest, over_mcp, "denied")
+    over_rest, over_mcp = zoo.same(
+        f"PATCH /dcim/devices/{pk}/",
+        "dcim__devices__partial_update",
+        {"id": pk, "status": "offline"},
+        verdict="denied",
+    )
     assert over_rest.detail == "This device is locked; only superusers may change it."
     assert over_mcp.detail == over_rest.detail
 
 
-def test_a_user_outside_the_readers_group_is_refused_both_ways(world: Any) -> None:
-    outsider = Client()
-    outsider.force_login(_user("outsider", reader=False))
-    mcp = MCPTestClient(outsider)
+def _signed_in(user: User) -> Parity:
+    client = Client()
+    client.force_login(user)
+    mcp = MCPTestClient(client)
     mcp.initialize()
-    names = {tool["name"] for tool in mcp.list_tools()}
+    return Parity(client, mcp)
+
+
+def test_a_user_outside_the_readers_group_is_refused_both_ways(world: Any) -> None:
+    outsider = _signed_in(_user("outsider", reader=False))
+    names = {tool["name"] for tool in outsider.mcp.list_tools()}
     assert "dcim__devices__list" not in names
     assert "dcim__manufacturers__list" in names
-    over_rest, over_mcp = both(
-        outsider, mcp, ("GET", "/dcim/devices/"), "dcim__devices__list", {}
-    )
-    assert_same(over_rest, over_mcp, "denied")
+    outsider.same("GET /dcim/devices/", "dcim__devices__list", {}, verdict="denied")
 
 
 def test_a_reader_without_the_model_permission_may_not_write(world: Any) -> None:
-    reader = Client()
-    reader.force_login(_user("reader", reader=True))
-    mcp = MCPTestClient(reader)
-    mcp.initialize()
-    names = {tool["name"] for tool in mcp.list_tools()}
+    reader = _signed_in(_user("reader", reader=True))
+    names = {tool["name"] for tool in reader.mcp.list_tools()}
     assert "dcim__devices__list" in names
     assert "dcim__devices__create" not in names
-    body = {"name": "x", "device_type": world["switch"].pk}
-    assert_same(
-        *both(
-            reader, mcp, ("POST", "/dcim/devices/", body),
-            "dcim__devices__create", body,
-        ),
-        "denied",
-    )  # fmt: skip
+    reader.same(
+        "POST /dcim/devices/",
+        "dcim__devices__create",
+        {"name": "x", "device_type": world["switch"].pk},
+        verdict="denied",
+    )
 
 
 # --- interfaces: hyperlinks, a path id declared as a string --------------------
 
 
 def test_interface_retrieve_with_the_string_id_the_schema_declares(
-    world: Any, client: Client, mcp: MCPTestClient
+    world: Any, zoo: Parity
 ) -> None:
-    pk = world["eth0"].pk
-    over_rest, over_mcp = both(
-        client, mcp, ("GET", f"/dcim/interfaces/{pk}/"),
-        "dcim__interfaces__retrieve", {"id": str(pk)},
-    )  # fmt: skip
-    assert_same(over_rest, over_mcp)
-    assert over_mcp.body["url"] == f"{CANONICAL}{API}/dcim/interfaces/{pk}/"
-    assert over_mcp.body["device"] == (
-        f"{CANONICAL}{API}/dcim/devices/{world['core'].pk}/"
+    pk, core = world["eth0"].pk, world["core"].pk
+    _, over_mcp = zoo.same(
+        f"GET /dcim/interfaces/{pk}/", "dcim__interfaces__retrieve", {"id": str(pk)}
     )
+    assert over_mcp.body["url"] == f"{CANONICAL}{API}/dcim/interfaces/{pk}/"
+    assert over_mcp.body["device"] == f"{CANONICAL}{API}/dcim/devices/{core}/"
 
 
 @pytest.mark.xfail(
@@ -795,32 +729,29 @@ def test_interface_retrieve_with_the_string_id_the_schema_declares(
     "carries is refused by jsonschema validation: -32602 invalid_argument, "
     "field id, code invalid_type 'must be a string', not converted",
 )
-@pytest.mark.parametrize("tool", ["retrieve", "partial_update", "destroy"])
+@pytest.mark.parametrize(
+    ("method", "action", "change"),
+    [
+        ("GET", "retrieve", {}),
+        ("PATCH", "partial_update", {"mtu": 9000}),
+        ("DELETE", "destroy", {}),
+    ],
+)
 def test_a_string_path_id_takes_the_integer_id(
-    world: Any, client: Client, mcp: MCPTestClient, tool: str
+    world: Any, zoo: Parity, method: str, action: str, change: dict[str, Any]
 ) -> None:
     pk = world["eth0"].pk
-    method = {"retrieve": "GET", "partial_update": "PATCH", "destroy": "DELETE"}
-    body = {"mtu": 9000} if tool == "partial_update" else None
-    assert_same(
-        *both(
-            client, mcp, (method[tool], f"/dcim/interfaces/{pk}/", body),
-            f"dcim__interfaces__{tool}", {"id": pk, **(body or {})},
-        )
-    )  # fmt: skip
+    zoo.same(
+        f"{method} /dcim/interfaces/{pk}/",
+        f"dcim__interfaces__{action}",
+        {"id": pk, **change},
+    )
 
 
-def test_interface_create_with_the_device_url(
-    world: Any, client: Client, mcp: MCPTestClient
-) -> None:
+def test_interface_create_with_the_device_url(world: Any, zoo: Parity) -> None:
     device = f"{CANONICAL}{API}/dcim/devices/{world['core'].pk}/"
-    body = {"device": device, "name": "eth1", "enabled": False}
-    assert_same(
-        *both(
-            client, mcp, ("POST", "/dcim/interfaces/", body),
-            "dcim__interfaces__create", body,
-        )
-    )  # fmt: skip
+    created = {"device": device, "name": "eth1", "enabled": False}
+    zoo.same("POST /dcim/interfaces/", "dcim__interfaces__create", created)
 
 
 @pytest.mark.xfail(
@@ -831,84 +762,86 @@ def test_interface_create_with_the_device_url(
     "validation_failed, field device, code incorrect_type ('has the wrong "
     "type for a reference (send an id or a lookup object)' - it was an id)",
 )
-def test_interface_create_with_the_device_id(
-    world: Any, client: Client, mcp: MCPTestClient
-) -> None:
-    device = f"{CANONICAL}{API}/dcim/devices/{world['core'].pk}/"
-    rest_body = {"device": device, "name": "eth1"}
-    over_rest, over_mcp = both(
-        client, mcp, ("POST", "/dcim/interfaces/", rest_body),
-        "dcim__interfaces__create", {"device": world["core"].pk, "name": "eth1"},
-    )  # fmt: skip
-    assert_same(over_rest, over_mcp)
+def test_interface_create_with_the_device_id(world: Any, zoo: Parity) -> None:
+    core = world["core"].pk
+    url = f"{CANONICAL}{API}/dcim/devices/{core}/"
+    zoo.same(
+        "POST /dcim/interfaces/",
+        "dcim__interfaces__create",
+        {"device": core, "name": "eth1"},
+        body={"device": url, "name": "eth1"},
+    )
 
 
-def test_interface_list_update_and_delete(
-    world: Any, client: Client, mcp: MCPTestClient
-) -> None:
+def test_interface_list_update_and_delete(world: Any, zoo: Parity) -> None:
     pk, core = world["eth0"].pk, world["core"].pk
-    assert_same(
-        *both(
-            client, mcp, ("GET", "/dcim/interfaces/", None, {"device": str(core)}),
-            "dcim__interfaces__list", {"filters": {"device": core}},
-        )
-    )  # fmt: skip
+    zoo.same(
+        "GET /dcim/interfaces/",
+        "dcim__interfaces__list",
+        {"filters": {"device": core}},
+        query={"device": core},
+    )
     device = f"{CANONICAL}{API}/dcim/devices/{core}/"
     change = {"device": device, "name": "eth0", "enabled": True, "mtu": 9000}
-    assert_same(
-        *both(
-            client, mcp, ("PUT", f"/dcim/interfaces/{pk}/", change),
-            "dcim__interfaces__update", {"id": str(pk), **change},
-        )
-    )  # fmt: skip
-    assert_same(
-        *both(
-            client, mcp, ("DELETE", f"/dcim/interfaces/{pk}/"),
-            "dcim__interfaces__destroy", {"id": str(pk)},
-        )
-    )  # fmt: skip
+    zoo.same(
+        f"PUT /dcim/interfaces/{pk}/",
+        "dcim__interfaces__update",
+        {"id": str(pk), **change},
+    )
+    zoo.same(
+        f"PATCH /dcim/interfaces/{pk}/",
+        "dcim__interfaces__partial_update",
+        {"id": str(pk), "mtu": 1400},
+    )
+    zoo.same(
+        f"DELETE /dcim/interfaces/{pk}/", "dcim__interfaces__destroy", {"id": str(pk)}
+    )
 
 
 # --- tags (URL path versions), custom fields (namespace versions) ---------------
 
 
 @pytest.mark.parametrize("version", ["v1", "v2"])
-def test_tags_by_url_path_version(
-    world: Any, client: Client, mcp: MCPTestClient, version: str
-) -> None:
-    tool = f"{version}__extras__tags__"
-    path = f"/{version}/extras/tags/"
-    body = {"name": "Lab", "slug": "lab"}
-    assert_same(*both(client, mcp, ("POST", path, body), tool + "create", body))
-    assert_same(
-        *both(client, mcp, ("GET", path, None, {"slug": "prod"}), tool + "list",
-              {"filters": {"slug": "prod"}})
-    )  # fmt: skip
-    pk = world["prod"].pk
-    assert_same(*both(client, mcp, ("GET", f"{path}{pk}/"), tool + "retrieve",
-                      {"id": pk}))  # fmt: skip
-    assert_same(
-        *both(client, mcp, ("PATCH", f"{path}{pk}/", {"color": "ff0000"}),
-              tool + "partial_update", {"id": pk, "color": "ff0000"})
-    )  # fmt: skip
+def test_tags_by_url_path_version(world: Any, zoo: Parity, version: str) -> None:
+    tool, path, pk = (
+        f"{version}__extras__tags__",
+        f"/{version}/extras/tags/",
+        world["prod"].pk,
+    )
+    zoo.same(f"POST {path}", tool + "create", {"name": "Lab", "slug": "lab"})
+    zoo.same(
+        f"GET {path}",
+        tool + "list",
+        {"filters": {"slug": "prod"}},
+        query={"slug": "prod"},
+    )
+    zoo.same(f"GET {path}{pk}/", tool + "retrieve", {"id": pk})
+    zoo.same(
+        f"PATCH {path}{pk}/", tool + "partial_update", {"id": pk, "color": "ff0000"}
+    )
+    zoo.same(
+        f"PUT {path}{pk}/", tool + "update", {"id": pk, "name": "Prod", "slug": "prod"}
+    )
+    zoo.same(f"DELETE {path}{pk}/", tool + "destroy", {"id": pk})
 
 
 @pytest.mark.parametrize("version", ["v1", "v2"])
 def test_custom_fields_by_namespace_version(
-    world: Any, client: Client, mcp: MCPTestClient, version: str
+    world: Any, zoo: Parity, version: str
 ) -> None:
-    tool = f"legacy__{version}__custom-fields__"
-    path = f"/legacy/{version}/custom-fields/"
-    body = {"name": "asset_tag", "label": "Asset tag"}
-    assert_same(*both(client, mcp, ("POST", path, body), tool + "create", body))
-    assert_same(*both(client, mcp, ("GET", path), tool + "list", {}))
+    tool, path = (
+        f"legacy__{version}__custom-fields__",
+        f"/legacy/{version}/custom-fields/",
+    )
     pk = CustomField.objects.get(name="rack").pk
-    assert_same(
-        *both(client, mcp, ("PUT", f"{path}{pk}/", {"name": "rack", "label": "R"}),
-              tool + "update", {"id": pk, "name": "rack", "label": "R"})
-    )  # fmt: skip
-    assert_same(*both(client, mcp, ("DELETE", f"{path}{pk}/"), tool + "destroy",
-                      {"id": pk}))  # fmt: skip
+    zoo.same(f"POST {path}", tool + "create", {"name": "asset_tag", "label": "Asset"})
+    zoo.same(f"GET {path}", tool + "list", {})
+    zoo.same(f"GET {path}{pk}/", tool + "retrieve", {"id": pk})
+    zoo.same(
+        f"PUT {path}{pk}/", tool + "update", {"id": pk, "name": "rack", "label": "R"}
+    )
+    zoo.same(f"PATCH {path}{pk}/", tool + "partial_update", {"id": pk, "label": "S"})
+    zoo.same(f"DELETE {path}{pk}/", tool + "destroy", {"id": pk})
 
 
 # --- a plugin under nested namespaces, with a custom related field -------------
@@ -933,61 +866,39 @@ DEVICE_FORMS = [
 
 @pytest.mark.parametrize("form", DEVICE_FORMS)
 def test_plugin_item_create_names_its_device_as_the_host_accepts(
-    world: Any, client: Client, mcp: MCPTestClient, form: Any
+    world: Any, zoo: Parity, form: Any
 ) -> None:
-    body = {"device": form(world["edge"]), "name": "fan", "serial": "SN-2"}
-    assert_same(
-        *both(
-            client, mcp, ("POST", "/plugins/inventory/items/", body),
-            "plugins__inventory__items__create", body,
-        )
-    )  # fmt: skip
+    created = {"device": form(world["edge"]), "name": "fan", "serial": "SN-2"}
+    zoo.same(
+        "POST /plugins/inventory/items/", "plugins__inventory__items__create", created
+    )
+    assert InventoryItem.objects.get(serial="SN-2").device == world["edge"]
 
 
-def test_plugin_item_reads_and_writes(
-    world: Any, client: Client, mcp: MCPTestClient
-) -> None:
-    pk, path = world["item"].pk, "/plugins/inventory/items/"
-    tool = "plugins__inventory__items__"
-    assert_same(*both(client, mcp, ("GET", path), tool + "list", {}))
-    assert_same(*both(client, mcp, ("GET", f"{path}{pk}/"), tool + "retrieve",
-                      {"id": pk}))  # fmt: skip
-    change = {"device": world["core"].pk, "name": "psu-2", "serial": "SN-1"}
-    assert_same(
-        *both(client, mcp, ("PUT", f"{path}{pk}/", change), tool + "update",
-              {"id": pk, **change})
-    )  # fmt: skip
-    assert_same(
-        *both(client, mcp, ("PATCH", f"{path}{pk}/", {"name": "psu-3"}),
-              tool + "partial_update", {"id": pk, "name": "psu-3"})
-    )  # fmt: skip
-    assert_same(*both(client, mcp, ("DELETE", f"{path}{pk}/"), tool + "destroy",
-                      {"id": pk}))  # fmt: skip
+def test_plugin_item_reads_and_writes(world: Any, zoo: Parity) -> None:
+    pk, core = world["item"].pk, world["core"].pk
+    tool, path = "plugins__inventory__items__", "/plugins/inventory/items/"
+    zoo.same(f"GET {path}", tool + "list", {})
+    zoo.same(f"GET {path}{pk}/", tool + "retrieve", {"id": pk})
+    zoo.same(
+        f"PUT {path}{pk}/",
+        tool + "update",
+        {"id": pk, "device": core, "name": "psu-2", "serial": "SN-1"},
+    )
+    zoo.same(f"PATCH {path}{pk}/", tool + "partial_update", {"id": pk, "name": "psu-3"})
+    zoo.same(f"DELETE {path}{pk}/", tool + "destroy", {"id": pk})
 
 
 # --- plain views with a serializer class ---------------------------------------
 
 
-def test_plain_api_view_with_a_serializer_class(
-    world: Any, client: Client, mcp: MCPTestClient
-) -> None:
-    over_rest, over_mcp = both(client, mcp, ("GET", "/status/"), "status__get", {})
-    assert_same(over_rest, over_mcp)
+def test_plain_api_view_with_a_serializer_class(world: Any, zoo: Parity) -> None:
+    _, over_mcp = zoo.same("GET /status/", "status__get", {})
     assert over_mcp.body == {"devices": 3, "manufacturers": 2}
 
 
-def test_plain_viewset_with_a_serializer_class(
-    world: Any, client: Client, mcp: MCPTestClient
-) -> None:
-    assert_same(*both(client, mcp, ("GET", "/reports/"), "reports__list", {}))
-    body = {"status": "active"}
-    over_rest, over_mcp = both(
-        client, mcp, ("POST", "/reports/", body), "reports__create", body
-    )
-    assert_same(over_rest, over_mcp)
+def test_plain_viewset_with_a_serializer_class(world: Any, zoo: Parity) -> None:
+    zoo.same("GET /reports/", "reports__list", {})
+    _, over_mcp = zoo.same("POST /reports/", "reports__create", {"status": "active"})
     assert over_mcp.body == {"status": "active", "count": 3}
-    assert_same(
-        *both(client, mcp, ("POST", "/reports/", {"status": "gone"}),
-              "reports__create", {"status": "gone"}),
-        "invalid",
-    )  # fmt: skip
+    zoo.same("POST /reports/", "reports__create", {"status": "gone"}, verdict="invalid")

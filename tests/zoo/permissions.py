@@ -33,8 +33,8 @@ class ZooObjectPermission(BasePermission):
             return True
         if request.method in SAFE_METHODS:
             return bool(user.groups.filter(name=READERS_GROUP).exists())
-        model = view.get_queryset().model  # type: ignore[attr-defined]
-        perm = f"{model._meta.app_label}.{_ACTIONS[request.method]}_{model._meta.model_name}"
+        opts = view.get_queryset().model._meta  # type: ignore[attr-defined]
+        perm = f"{opts.app_label}.{_ACTIONS[request.method]}_{opts.model_name}"
         return bool(user.has_perm(perm))
 
     def has_object_permission(self, request: Request, view: APIView, obj: Any) -> bool:
