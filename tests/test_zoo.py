@@ -754,21 +754,44 @@ def test_interface_create_with_the_device_url(world: Any, zoo: Parity) -> None:
     zoo.same("POST /dcim/interfaces/", "dcim__interfaces__create", created)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 11 item 11: the schema offers an integer id for a "
-    "HyperlinkedRelatedField (relations._id_forms, kind 'url'), the id "
-    "reaches the host unchanged and DRF refuses it: -32602 "
-    "validation_failed, field device, code incorrect_type ('has the wrong "
-    "type for a reference (send an id or a lookup object)' - it was an id)",
+ITEM_11 = (
+    "issue 11 item 11: the schema offers an id for a HyperlinkedRelatedField "
+    "(relations._id_forms, kind 'url'); only lookup objects are turned into "
+    "the URL, the id reaches the host unchanged and DRF refuses it: -32602 "
+    "validation_failed, field device, code "
 )
-def test_interface_create_with_the_device_id(world: Any, zoo: Parity) -> None:
-    core = world["core"].pk
-    url = f"{CANONICAL}{API}/dcim/devices/{core}/"
+HYPERLINK_FORMS = [
+    pytest.param(lambda d: {"name": d.name}, id="lookup-object"),
+    pytest.param(
+        lambda d: d.pk,
+        id="id",
+        marks=pytest.mark.xfail(
+            strict=True,
+            reason=ITEM_11 + "incorrect_type ('has the wrong type for a "
+            "reference (send an id or a lookup object)', though an id was sent)",
+        ),
+    ),
+    pytest.param(
+        lambda d: str(d.pk),
+        id="numeric-string",
+        marks=pytest.mark.xfail(
+            strict=True,
+            reason=ITEM_11 + "no_match ('is not a link to an object of the "
+            "right kind')",
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize("form", HYPERLINK_FORMS)
+def test_interface_create_with_the_devices_other_forms(
+    world: Any, zoo: Parity, form: Any
+) -> None:
+    url = f"{CANONICAL}{API}/dcim/devices/{world['core'].pk}/"
     zoo.same(
         "POST /dcim/interfaces/",
         "dcim__interfaces__create",
-        {"device": core, "name": "eth1"},
+        {"device": form(world["core"]), "name": "eth1"},
         body={"device": url, "name": "eth1"},
     )
 
