@@ -33,6 +33,7 @@ INSTALLED_APPS = [
     "demo_project.dcim",
     "tests.testapp",
     "tests.scaleapp",
+    "tests.zoo",
 ]
 
 MIDDLEWARE = [
