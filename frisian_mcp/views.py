@@ -117,7 +117,15 @@ class MCPView(View):
             declared = 0
         if declared > limit:
             return _too_large(limit)
-        body = request.read(limit + 1)
+        body = _read(request, limit)
+        if body is None:
+            return _error(
+                411,
+                InvalidRequest(
+                    "Length required: this server cannot read a chunked body; "
+                    "send Content-Length."
+                ),
+            )
         if len(body) > limit:
             return _too_large(limit)
 
@@ -139,6 +147,23 @@ class MCPView(View):
         return _render(
             reply.status, reply.body, sse=wants_sse, priming=not reply.modern
         )
+
+
+def _read(request: HttpRequest, limit: int) -> bytes | None:
+    """At most ``limit + 1`` bytes of the body; ``None``: unreadable.
+
+    Django reads a WSGI body up to Content-Length, so a chunked body
+    without one would read as empty. A server that de-chunks it says so
+    with ``wsgi.input_terminated`` (gunicorn does); ASGI bodies are whole.
+    """
+    meta = request.META
+    chunked = "chunked" in meta.get("HTTP_TRANSFER_ENCODING", "").lower()
+    if not chunked or meta.get("CONTENT_LENGTH") or "wsgi.input" not in meta:
+        return request.read(limit + 1)
+    if not meta.get("wsgi.input_terminated"):
+        return None
+    data: bytes = meta["wsgi.input"].read(limit + 1)
+    return data
 
 
 def origin_allowed(origin: str, request: HttpRequest) -> bool:
