@@ -55,7 +55,7 @@ from rest_framework.views import APIView
 from frisian_mcp import references
 from frisian_mcp.conf import mcp_settings
 from frisian_mcp.exceptions import HOST_ERRORS
-from frisian_mcp.outcomes import Answer, refused_query
+from frisian_mcp.outcomes import Answer, page, refused_query
 from frisian_mcp.tools import Tool
 from frisian_mcp.types import Call, CallContext, Endpoint
 
@@ -77,6 +77,11 @@ _ENVIRON = (
     "wsgi.multiprocess", "wsgi.run_once", "wsgi.errors",
 )  # fmt: skip
 _CREDENTIALS = ("HTTP_AUTHORIZATION", "HTTP_COOKIE")
+_REFUSALS = (
+    drf_exceptions.NotAuthenticated,
+    drf_exceptions.PermissionDenied,
+    drf_exceptions.AuthenticationFailed,
+)
 
 
 def run(tool: Tool, call: Call, context: CallContext) -> Answer:
@@ -86,16 +91,17 @@ def run(tool: Tool, call: Call, context: CallContext) -> Answer:
     (or only validates), so a rejected call leaves no row behind.
     """
     endpoint = tool.endpoint
-    request = _request(endpoint, call, context)
+    preset = call.body is not None and _takes_json(endpoint)
+    request = _request(endpoint, call, context, encode=not preset)
     match = _resolve(endpoint, call.path_kwargs, request)
     if match is None:
         if call.error is None:
             return Answer(404, None, {}, entered=True)
         match = ResolverMatch(endpoint.callback, (), dict(endpoint.fixed_kwargs))
-    preset = call.body if call.body is not None and _takes_json(endpoint) else None
-    view = _view(endpoint, request, match.kwargs, preset)
+    view = _view(endpoint, request, match.kwargs, call.body if preset else None)
     handler = _Handler(view, tool, call)
-    using = _database(tool)
+    model = tool.model
+    using = router.db_for_write(model) if model is not None else DEFAULT_DB_ALIAS
     writes = endpoint.method in _WRITES
     atomic = writes or transaction.get_connection(using).in_atomic_block
     block = transaction.atomic(using=using) if atomic else contextlib.nullcontext()
@@ -136,12 +142,10 @@ class _Handler:
             if found and hasattr(view, "get_object"):
                 view.get_object()
             raise call.error
-        schema = self.tool.schema
-        bodies = call.body if call.bulk else [call.body]
-        if schema is not None and references.has_lookup_objects(schema, bodies):
-            fields = view.get_serializer().fields
+        if self.tool.schema is not None:
+            bodies = call.body if call.bulk else [call.body]
             references.resolve(
-                self.tool.name, schema, bodies, fields, indexed=call.bulk
+                self.tool.name, self.tool.schema, bodies, view, indexed=call.bulk
             )
         if call.bulk:
             return self._bulk(request, *args, **kwargs)
@@ -151,10 +155,7 @@ class _Handler:
 
     def _bulk(self, request: Any, *args: Any, **kwargs: Any) -> Any:
         view, items = self.view, self.call.body
-        cls = type(view)
-        if issubclass(cls, mixins.CreateModelMixin) and (
-            cls.create is mixins.CreateModelMixin.create
-        ):
+        if getattr(type(view), "create", None) is mixins.CreateModelMixin.create:
             serializer = view.get_serializer(data=items, many=True)
             serializer.is_valid(raise_exception=True)
             if self.call.validate_only:
@@ -224,7 +225,7 @@ class Probe:
         return self._answers[key]
 
     def _check(self, endpoint: Endpoint) -> bool:
-        request = _inner(self.context, endpoint, endpoint.method, "/", "", b"")
+        request = _inner(self.context, endpoint, "/", "", b"")
         view = _view(endpoint, request, dict(endpoint.fixed_kwargs), None)
         try:
             view.request = drf_request = view.initialize_request(request)
@@ -232,15 +233,8 @@ class Probe:
         except _REFUSALS:
             return False
         except HOST_ERRORS:
-            return True
+            pass
         return True
-
-
-_REFUSALS = (
-    drf_exceptions.NotAuthenticated,
-    drf_exceptions.PermissionDenied,
-    drf_exceptions.AuthenticationFailed,
-)
 
 
 def _shared_key(tool: Tool) -> tuple[Any, ...] | None:
@@ -273,31 +267,15 @@ class ToolPagination(BasePagination):
         self, queryset: Any, request: Any, view: Any = None
     ) -> list[Any]:
         """One page of ``queryset``; remembers the counts."""
-        listing = request._request.frisian_mcp_call.listing
         if isinstance(queryset, QuerySet) and not queryset.ordered:
             queryset = queryset.order_by("pk")  # else pages repeat or skip rows
-        is_qs = isinstance(queryset, QuerySet)
-        self.count = queryset.count() if is_qs else len(queryset)
-        self.page, self.page_size = listing.page, listing.page_size
-        start = (self.page - 1) * self.page_size
-        # Past the end nothing is queried: a huge page would overflow OFFSET.
-        rows = (
-            list(queryset[start : start + self.page_size]) if start < self.count else []
-        )
-        self.has_more = start + len(rows) < self.count
+        self.counts = page(queryset, request._request.frisian_mcp_call.listing)
+        rows: list[Any] = self.counts["results"]
         return rows
 
     def get_paginated_response(self, data: Any) -> Response:
         """The serialized page with its counts."""
-        return Response(
-            {
-                "results": data,
-                "count": self.count,
-                "page": self.page,
-                "page_size": self.page_size,
-                "has_more": self.has_more,
-            }
-        )
+        return Response({**self.counts, "results": data})
 
 
 def _view(
@@ -331,18 +309,19 @@ def _view(
     return view
 
 
-def _request(endpoint: Endpoint, call: Call, context: CallContext) -> WSGIRequest:
+def _request(
+    endpoint: Endpoint, call: Call, context: CallContext, *, encode: bool
+) -> WSGIRequest:
     path = endpoint.path
     for kwarg, value in call.path_kwargs.items():
         path = path.replace("{" + kwarg + "}", value)
     # WSGI carries the path as latin-1 text of its UTF-8 bytes (PEP 3333).
     path = path.encode("utf-8").decode("iso-8859-1")
     body = b""
-    if call.body is not None and not _takes_json(endpoint):
+    if encode and call.body is not None:
         # Parsed by the view's own parsers, which refuse JSON as over REST.
         body = json.dumps(call.body, cls=JSONEncoder).encode()
-    query = urlencode(call.query)
-    request = _inner(context, endpoint, endpoint.method, path, query, body)
+    request = _inner(context, endpoint, path, urlencode(call.query), body)
     request.frisian_mcp_call = call  # type: ignore[attr-defined]
     return request
 
@@ -353,26 +332,21 @@ def _takes_json(endpoint: Endpoint) -> bool:
 
 
 def _inner(
-    context: CallContext,
-    endpoint: Endpoint,
-    method: str,
-    path: str,
-    query: str,
-    body: bytes,
+    context: CallContext, endpoint: Endpoint, path: str, query: str, body: bytes
 ) -> WSGIRequest:
     """An inner request: the outer one's headers and attributes, the caller."""
     outer = context.request
-    environ = {
-        k: v for k, v in outer.META.items() if k.startswith("HTTP_") or k in _ENVIRON
-    }
+    dropped = {"HTTP_CONTENT_LENGTH", "HTTP_CONTENT_TYPE"}
     if not context.is_authenticated:
         # The view must not authenticate a caller the endpoint did not.
-        for key in _CREDENTIALS:
-            environ.pop(key, None)
-    environ.pop("HTTP_CONTENT_LENGTH", None)
-    environ.pop("HTTP_CONTENT_TYPE", None)
+        dropped.update(_CREDENTIALS)
+    environ: dict[str, Any] = {"wsgi.url_scheme": outer.scheme or "http"}
+    environ.update(SERVER_NAME="localhost", SERVER_PORT="80")
+    for key, value in outer.META.items():
+        if (key.startswith("HTTP_") or key in _ENVIRON) and key not in dropped:
+            environ[key] = value
     environ.update(
-        REQUEST_METHOD=method,
+        REQUEST_METHOD=endpoint.method,
         PATH_INFO=path,
         QUERY_STRING=query,
         CONTENT_TYPE="application/json",
@@ -380,9 +354,6 @@ def _inner(
         HTTP_ACCEPT="application/json",
     )
     environ["wsgi.input"] = io.BytesIO(body)
-    environ.setdefault("wsgi.url_scheme", outer.scheme or "http")
-    environ.setdefault("SERVER_NAME", "localhost")
-    environ.setdefault("SERVER_PORT", "80")
     request = WSGIRequest(environ)
     for key, value in vars(outer).items():
         if not key.startswith("_") and key not in _OWN:
@@ -410,11 +381,6 @@ def _accepts_caller(endpoint: Endpoint, context: CallContext) -> bool:
     if context.authenticator is None or classes is None:
         return True
     return any(isinstance(context.authenticator, cls) for cls in classes)
-
-
-def _database(tool: Tool) -> str:
-    model = tool.model
-    return router.db_for_write(model) if model is not None else DEFAULT_DB_ALIAS
 
 
 def _resolve(
