@@ -119,8 +119,6 @@ def split(
 
 
 # -- the one signer --------------------------------------------------------
-
-
 class BadToken(Exception):
     """A token that is malformed, tampered with, expired or foreign."""
 
@@ -149,8 +147,6 @@ def unsign(purpose: str, token: object, max_age: int | None = None) -> JSONObjec
 
 
 # -- list state ------------------------------------------------------------
-
-
 def list_state(tool: str, options: Mapping[str, Any], caller: str) -> ListState:
     """Filters, page, page size and projection, from a token or the call."""
     token = options.get("continuation_token")
@@ -253,8 +249,6 @@ def _project(record: Any, keys: list[str] | None) -> Any:
 
 
 # -- help ------------------------------------------------------------------
-
-
 def help_document(
     tool: str, title: str, kind: Kind, description: str, schema: Any
 ) -> JSONObject:
@@ -306,8 +300,8 @@ def help_document(
 def example_arguments(input_schema: Mapping[str, Any]) -> JSONObject:
     """Arguments of one call that satisfies ``input_schema``.
 
-    The required arguments (else the first field), trimmed back to the
-    required ones if an optional example does not fit.
+    The required arguments (else the first field), or only the required ones
+    if an optional example does not fit.
     """
     properties: Mapping[str, Any] = input_schema.get("properties", {})
     required = [n for n in input_schema.get("required", ()) if n in properties]

@@ -40,48 +40,40 @@ def check(
     view's access checks can run before the error is reported.
     """
     call = Call(path_kwargs=_path_kwargs(schema, args))
+    args = coerce(schema.input_schema, args)
     try:
-        _fill(call, tool, kind, schema, coerce(schema.input_schema, args), caller)
+        found = _validate(schema, args)
+        options, rest = arguments.split(schema.protocol_arguments, args)
+        call.validate_only = options.get("mode") == "validate"
+        items = _bulk_items(tool, kind, schema, rest)
+        if items is not None:
+            # The items are checked one by one; here only the protocol arguments.
+            protocol = [
+                p for p in found if references.field_root(p["field"]) in options
+            ]
+            _check_undeclared(tool, schema, {}, protocol)
+            call.body, call.bulk = _checked_items(tool, schema, items), True
+            return call
+        _check_undeclared(tool, schema, rest, found)
+        call.listing = listing = arguments.list_state(tool, options, caller)
+        sources = {}
+        for name, parameter in schema.query_arguments.items():
+            if name in rest:
+                call.query.extend(_pairs(parameter, rest[name], schema))
+                sources[parameter] = name
+        for key, value in listing.filters.items():
+            call.query.extend(_pairs(key, value, schema))
+            sources[key] = f"filters.{key}"
+        _check_query_length(tool, call.query, sources)
+        if schema.body_argument is not None:
+            call.body = rest.get(schema.body_argument)
+        elif schema.body_fields:
+            call.body = {n: rest[n] for n in schema.body_fields if n in rest}
+            if kind == Kind.CREATE:
+                _check_not_empty(tool, schema, call.body)
     except ToolInputError as exc:
         call.error = exc
     return call
-
-
-def _fill(
-    call: Call,
-    tool: str,
-    kind: Kind,
-    schema: ToolSchema,
-    args: dict[str, Any],
-    caller: str,
-) -> None:
-    found = _validate(schema, args)
-    options, rest = arguments.split(schema.protocol_arguments, args)
-    call.validate_only = options.get("mode") == "validate"
-    items = _bulk_items(tool, kind, schema, rest)
-    if items is not None:
-        # The items are checked one by one; here only the protocol arguments.
-        protocol = [p for p in found if references.field_root(p["field"]) in options]
-        _check_undeclared(tool, schema, {}, protocol)
-        call.body, call.bulk = _checked_items(tool, schema, items), True
-        return
-    _check_undeclared(tool, schema, rest, found)
-    call.listing = listing = arguments.list_state(tool, options, caller)
-    sources = {}
-    for name, parameter in schema.query_arguments.items():
-        if name in rest:
-            call.query.extend(_pairs(parameter, rest[name], schema))
-            sources[parameter] = name
-    for key, value in listing.filters.items():
-        call.query.extend(_pairs(key, value, schema))
-        sources[key] = f"filters.{key}"
-    _check_query_length(tool, call.query, sources)
-    if schema.body_argument is not None:
-        call.body = rest.get(schema.body_argument)
-    elif schema.body_fields:
-        call.body = {n: rest[n] for n in schema.body_fields if n in rest}
-        if kind == Kind.CREATE:
-            _check_not_empty(tool, schema, call.body)
 
 
 def coerce(schema: Mapping[str, Any], args: Mapping[str, Any]) -> dict[str, Any]:

@@ -19,29 +19,15 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlencode
 
+from django import db, urls
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 from django.core.handlers.wsgi import WSGIRequest
 from django.core.signals import setting_changed
-from django.db import (
-    DEFAULT_DB_ALIAS,
-    DataError,
-    IntegrityError,
-    OperationalError,
-    router,
-    transaction,
-)
+from django.db import DEFAULT_DB_ALIAS, router, transaction
 from django.db.models import ProtectedError, QuerySet, RestrictedError
 from django.dispatch import receiver
 from django.http import HttpResponseBase
-from django.urls import (
-    NoReverseMatch,
-    Resolver404,
-    ResolverMatch,
-    get_resolver,
-    get_script_prefix,
-    reverse,
-)
 from django.utils.datastructures import MultiValueDict
 from rest_framework import exceptions as drf_exceptions
 from rest_framework import mixins
@@ -62,14 +48,31 @@ from frisian_mcp.types import Call, CallContext, Endpoint
 __all__ = ["Probe", "ToolPagination", "run"]
 
 _WRITES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
-_CONFLICTS = (IntegrityError, ProtectedError, RestrictedError)
+_CONFLICTS = (db.IntegrityError, ProtectedError, RestrictedError)
 # Request attributes Django sets itself; the rest (session, tenant, site...)
 # a middleware put on the outer request is copied to the inner one.
 _OWN = frozenset(
-    {"environ", "path_info", "path", "META", "method", "content_type"}
-    | {"content_params", "resolver_match", "GET", "POST", "COOKIES", "FILES"}
-    | {"encoding", "upload_handlers", "user", "auth", "csrf_processing_done"}
-    | {"csrf_cookie_needs_reset", "urlconf"}
+    [
+        "environ",
+        "path_info",
+        "path",
+        "META",
+        "method",
+        "content_type",
+        "content_params",
+        "GET",
+        "POST",
+        "resolver_match",
+        "COOKIES",
+        "FILES",
+        "encoding",
+        "upload_handlers",
+        "user",
+        "auth",
+        "urlconf",
+        "csrf_processing_done",
+        "csrf_cookie_needs_reset",
+    ]
 )
 _ENVIRON = (
     "SERVER_NAME", "SERVER_PORT", "SERVER_PROTOCOL", "REMOTE_ADDR", "REMOTE_HOST",
@@ -97,7 +100,7 @@ def run(tool: Tool, call: Call, context: CallContext) -> Answer:
     if match is None:
         if call.error is None:
             return Answer(404, None, {}, entered=True)
-        match = ResolverMatch(endpoint.callback, (), dict(endpoint.fixed_kwargs))
+        match = urls.ResolverMatch(endpoint.callback, (), dict(endpoint.fixed_kwargs))
     view = _view(endpoint, request, match.kwargs, call.body if preset else None)
     handler = _Handler(view, tool, call)
     model = tool.model
@@ -112,9 +115,9 @@ def run(tool: Tool, call: Call, context: CallContext) -> Answer:
                 transaction.set_rollback(True, using=using)
     except _CONFLICTS:
         return Answer(409, None, {}, entered=True)
-    except DataError as exc:
+    except db.DataError as exc:
         raise refused_query(tool.name, exc) from None
-    except OperationalError as exc:
+    except db.OperationalError as exc:
         if writes:
             raise
         raise refused_query(tool.name, exc) from None
@@ -202,10 +205,9 @@ class Probe:
     """Answers "may this caller use the endpoint?" for ``tools/list``.
 
     The view's ``check_permissions`` runs on a bare request of the action's
-    method, touching no object and counting no throttle. Views that decide
-    by their class (not ``get_permissions``) share answers by permission
-    classes, model, method and authentication: the listing is advice, the
-    call itself is checked in full.
+    method (no object, no throttle); a class that cannot decide so lists the
+    tool. Views that decide by their class share answers: the listing is
+    advice, the call itself is checked in full.
     """
 
     def __init__(self, context: CallContext) -> None:
@@ -213,28 +215,22 @@ class Probe:
         self._answers: dict[Any, bool] = {}
 
     def allows(self, tool: Tool) -> bool:
-        """Whether the view's permission classes let the caller in.
-
-        A class that cannot decide without URL variables or an object (it
-        raises anything but a DRF refusal) lists the tool.
-        """
+        """Whether the view's permission classes let the caller in."""
         endpoint = tool.endpoint
         key = _shared_key(tool) or (endpoint.callback, endpoint.method)
-        if key not in self._answers:
-            self._answers[key] = self._check(endpoint)
-        return self._answers[key]
-
-    def _check(self, endpoint: Endpoint) -> bool:
+        if key in self._answers:
+            return self._answers[key]
         request = _inner(self.context, endpoint, "/", "", b"")
         view = _view(endpoint, request, dict(endpoint.fixed_kwargs), None)
+        self._answers[key] = True
         try:
             view.request = drf_request = view.initialize_request(request)
             view.check_permissions(drf_request)
         except _REFUSALS:
-            return False
+            self._answers[key] = False
         except HOST_ERRORS:
             pass
-        return True
+        return self._answers[key]
 
 
 def _shared_key(tool: Tool) -> tuple[Any, ...] | None:
@@ -258,9 +254,8 @@ def _shared_key(tool: Tool) -> tuple[Any, ...] | None:
 class ToolPagination(BasePagination):
     """Page-number pagination list tools use instead of the view's own.
 
-    The page comes from the call (never the query string, so no filter name
-    can collide); pages are ``{"results", "count", "page", "page_size",
-    "has_more"}`` (ADR 0003).
+    The page comes from the call, never the query string, so no filter name
+    can collide (ADR 0003).
     """
 
     def paginate_queryset(
@@ -283,8 +278,7 @@ def _view(
 ) -> Any:
     """The view instance, set up as ``as_view()``'s view function does.
 
-    ``data``, when not ``None``, becomes the DRF request's parsed body: the
-    arguments are JSON already, encoding and parsing them again buys nothing.
+    ``data``, unless ``None``, becomes the DRF request's parsed body.
     """
     view = endpoint.view_class(**endpoint.initkwargs)
     if data is not None:
@@ -358,17 +352,16 @@ def _inner(
     for key, value in vars(outer).items():
         if not key.startswith("_") and key not in _OWN:
             setattr(request, key, value)
-    if context.is_authenticated and _accepts_caller(endpoint, context):
+    if not context.is_authenticated:
+        request.user = context.user or AnonymousUser()
+    elif _accepts_caller(endpoint, context):
         # DRF's Request honours these: the view sees the endpoint's caller.
-        request.user = context.user
-        request._force_auth_user = context.user  # type: ignore[attr-defined]
+        request.user = request._force_auth_user = context.user  # type: ignore[attr-defined]
         request._force_auth_token = context.auth  # type: ignore[attr-defined]
-    elif context.is_authenticated:
+    else:
         # A view that does not take the endpoint's kind of credentials
         # authenticates from the copied headers and session, as over REST.
         request.user = context.session_user or AnonymousUser()
-    else:
-        request.user = context.user or AnonymousUser()
     return request
 
 
@@ -385,7 +378,7 @@ def _accepts_caller(endpoint: Endpoint, context: CallContext) -> bool:
 
 def _resolve(
     endpoint: Endpoint, path_kwargs: Mapping[str, str], request: WSGIRequest
-) -> ResolverMatch | None:
+) -> urls.ResolverMatch | None:
     """Resolve the inner path; ``None`` unless it lands on the endpoint's view."""
     expected = {**endpoint.fixed_kwargs, **path_kwargs}
     urlconf = (
@@ -402,10 +395,10 @@ def _resolve(
     return match
 
 
-def _resolve_path(urlconf: str, path: str) -> ResolverMatch | None:
+def _resolve_path(urlconf: str, path: str) -> urls.ResolverMatch | None:
     try:
-        return get_resolver(urlconf).resolve(path)
-    except Resolver404:
+        return urls.get_resolver(urlconf).resolve(path)
+    except urls.Resolver404:
         return None
 
 
@@ -420,7 +413,7 @@ def _forget_resolutions(*, setting: str, **kwargs: Any) -> None:
 
 
 def _lands_on(
-    match: ResolverMatch, endpoint: Endpoint, expected: Mapping[str, str]
+    match: urls.ResolverMatch, endpoint: Endpoint, expected: Mapping[str, str]
 ) -> bool:
     same_view = getattr(match.func, "cls", None) is endpoint.view_class and getattr(
         match.func, "actions", None
@@ -430,17 +423,17 @@ def _lands_on(
 
 def _reverse_match(
     endpoint: Endpoint, kwargs: Mapping[str, str], urlconf: str
-) -> ResolverMatch | None:
+) -> urls.ResolverMatch | None:
     """Second chance for regexes the path template cannot express."""
     if not endpoint.url_name:
         return None
     name = ":".join(filter(None, (endpoint.namespace, endpoint.url_name)))
     try:
-        path = reverse(name, kwargs=dict(kwargs), urlconf=urlconf)
-        prefix = get_script_prefix()
+        path = urls.reverse(name, kwargs=dict(kwargs), urlconf=urlconf)
+        prefix = urls.get_script_prefix()
         if path.startswith(prefix):
             path = "/" + path[len(prefix) :]
-        match = get_resolver(urlconf).resolve(path)
-    except (NoReverseMatch, Resolver404):
+        match = urls.get_resolver(urlconf).resolve(path)
+    except (urls.NoReverseMatch, urls.Resolver404):
         return None
     return match if _lands_on(match, endpoint, kwargs) else None

@@ -86,6 +86,8 @@ _STOCK_DETAILS = frozenset(
     )
 )
 _STOCK_NOT_FOUND = re.compile(r"^No \w+ matches the given query\.$")
+_DOTTED = re.compile(r"[\w.\[\]-]{1,128}")
+_ITEM = re.compile(r"^\[(\d+)\]\.?(.*)$")
 
 # DRF error codes whose stock messages quote the submitted value.
 _REPLACED = {
@@ -185,41 +187,45 @@ def _error(tool: str, noun: str, call: Call, answer: Answer) -> Exception:
 
 def _rejected(tool: str, call: Call, answer: Answer, sent: set[str]) -> ToolInputError:
     """A 400 as field errors; per item for a bulk body."""
+    fields = field_errors(answer.data, sent)
     if not call.bulk:
-        fields = field_errors(answer.data, sent)
         names = ", ".join(dict.fromkeys(f["field"] for f in fields)) or "the data"
-        return ToolInputError(
-            f"{tool} rejected the data: fix {names} and call again.",
-            code=ErrorCode.VALIDATION_FAILED,
-            tool=tool,
-            fields=fields,
-            hint="Each entry of 'fields' names a field, a DRF error code and what is wrong.",
+        message = f"{tool} rejected the data: fix {names} and call again."
+        hint = (
+            "Each entry of 'fields' names a field, a DRF error code and what is wrong."
         )
-    index = answer.index
-    fields = []
-    for entry in field_errors(answer.data, sent):
-        match = re.match(r"^\[(\d+)\]\.?(.*)$", entry["field"])
-        if match:
-            entry = {
-                **entry,
-                "index": int(match[1]),
-                "field": match[2] or "non_field_errors",
-            }
-        elif index is not None:
-            entry = {"index": index, **entry}
-        fields.append(entry)
-    indexes = sorted({f["index"] for f in fields if "index" in f})
-    shown = ", ".join(map(str, indexes[:10])) or "?"
-    plural = "s" if len(indexes) != 1 else ""
+    else:
+        fields = [_indexed(entry, answer.index) for entry in fields]
+        indexes = sorted({f["index"] for f in fields if "index" in f})
+        shown = ", ".join(map(str, indexes[:10])) or "?"
+        plural = "s" if len(indexes) != 1 else ""
+        message = (
+            f"{tool} rejected {len(indexes) or 'some'} item{plural} of the bulk "
+            f"body (index {shown}); nothing was written. Fix the listed fields "
+            "and send the whole list again."
+        )
+        hint = (
+            "Each entry of 'fields' names the item index, the field and what is wrong."
+        )
     return ToolInputError(
-        f"{tool} rejected {len(indexes) or 'some'} item{plural} of the bulk body "
-        f"(index {shown}); nothing was written. Fix the listed fields and send "
-        "the whole list again.",
+        message,
         code=ErrorCode.VALIDATION_FAILED,
         tool=tool,
         fields=fields,
-        hint="Each entry of 'fields' names the item index, the field and what is wrong.",
+        hint=hint,
     )
+
+
+def _indexed(entry: FieldError, index: int | None) -> FieldError:
+    """A bulk entry with its item's index: from ``[i].field``, or the one given."""
+    match = _ITEM.match(entry["field"])
+    if match:
+        return {
+            **entry,
+            "index": int(match[1]),
+            "field": match[2] or "non_field_errors",
+        }
+    return entry if index is None else {"index": index, **entry}
 
 
 def field_errors(data: Any, sent: set[str]) -> list[FieldError]:
@@ -284,12 +290,8 @@ def _drf_errors(data: Any, sent: set[str], prefix: str) -> list[FieldError] | No
 def _listed(entry: Mapping[str, Any], sent: set[str]) -> FieldError:
     """One entry of drf-standardized-errors' or RFC 9457's ``invalid_params``."""
     attr = entry.get("attr", entry.get("name"))
-    field = plain_name(attr) if isinstance(attr, str) else None
-    if (
-        isinstance(attr, str)
-        and field is None
-        and re.fullmatch(r"[\w.\[\]-]{1,128}", attr)
-    ):
+    field = plain_name(attr)
+    if field is None and isinstance(attr, str) and _DOTTED.fullmatch(attr):
         field = attr  # a dotted path to a nested field, e.g. "items.0.name"
     code = entry.get("code")
     detail = entry.get("detail", entry.get("reason"))
@@ -303,18 +305,13 @@ def _listed(entry: Mapping[str, Any], sent: set[str]) -> FieldError:
 
 def _host_detail(data: Any, sent: set[str]) -> str | None:
     """The host's refusal reason (``detail``, a problem's ``title``), redacted."""
-    if isinstance(data, list | tuple) and len(data) == 1:
-        data = data[0]
-    if isinstance(data, str):
-        text: Any = data
-    elif isinstance(data, Mapping):
-        listed = data.get("errors")
+    text = data[0] if isinstance(data, list | tuple) and len(data) == 1 else data
+    if isinstance(text, Mapping):
+        listed = text.get("errors")
         first = listed[0] if isinstance(listed, list) and listed else None
-        text = data.get("detail") or data.get("title")
+        text = text.get("detail") or text.get("title")
         if text is None and isinstance(first, Mapping):
             text = first.get("detail")
-    else:
-        return None
     if not isinstance(text, str) or not text.strip():
         return None
     return _redact(text.strip()[:500], sent)
