@@ -10,7 +10,7 @@ list pages and for ``tools/list`` cursors, come from the one signer here.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from django.core import signing
@@ -34,102 +34,80 @@ __all__ = [
 ]
 
 
-def _help(context: Mapping[str, Any]) -> JSONObject:
-    return {
-        "type": "boolean",
-        "description": "true: return this tool's documentation (arguments, "
-        "lookups, an example call) instead of running it.",
-    }
-
-
-def _mode(context: Mapping[str, Any]) -> JSONObject:
-    return {
-        "type": "string",
-        "enum": ["execute", "validate"],
-        "default": "execute",
-        "description": '"validate": run every check and report what would be '
-        "written, writing nothing.",
-    }
-
-
-def _filters(context: Mapping[str, Any]) -> JSONObject | None:
-    parameters = context["filters"]
-    if not parameters:
-        return None
-    return {
-        "type": "object",
-        "properties": {name: parameters[name] for name in sorted(parameters)},
-        "additionalProperties": False,
-        "description": "Filter, search and ordering parameters, applied by the "
-        "API's own filter backends. Only the keys listed here are accepted.",
-    }
-
-
-def _page(context: Mapping[str, Any]) -> JSONObject:
-    return {
-        "type": "integer",
-        "minimum": 1,
-        "description": "Page number to return, starting at 1 (default 1).",
-    }
-
-
-def _page_size(context: Mapping[str, Any]) -> JSONObject:
-    top = mcp_settings.MAX_PAGE_SIZE
-    return {
-        "type": "integer",
-        "minimum": 1,
-        "maximum": top,
-        "description": f"Rows per page (default {mcp_settings.PAGE_SIZE}, at most {top}).",
-    }
-
-
-def _token(context: Mapping[str, Any]) -> JSONObject:
-    return {
-        "type": "string",
-        "minLength": 1,
-        "description": "The next_token of a previous result: returns the next "
-        "page with the same filters.",
-    }
-
-
-def _filter_keys(context: Mapping[str, Any]) -> JSONObject | None:
-    fields = list(context["record_fields"])
-    if not fields:
-        return None
-    return {
-        "type": "array",
-        "items": {"type": "string", "enum": fields},
-        "minItems": 1,
-        "uniqueItems": True,
-        "description": "Return only these fields of each record (smaller responses).",
-    }
-
-
-_ALL = frozenset(Kind)
-_TABLE: tuple[tuple[str, frozenset[Kind], Callable[..., JSONObject | None]], ...] = (
-    ("help", _ALL, _help),
-    ("mode", frozenset({Kind.CREATE, Kind.UPDATE}), _mode),
-    ("filters", frozenset({Kind.LIST}), _filters),
-    ("page", frozenset({Kind.LIST}), _page),
-    ("page_size", frozenset({Kind.LIST}), _page_size),
-    ("continuation_token", frozenset({Kind.LIST}), _token),
-    ("filter_keys", frozenset({Kind.LIST, Kind.READ}), _filter_keys),
-)
+_LIST = frozenset({Kind.LIST})
+#: Which kinds of tool take each protocol argument.
+_KINDS = {
+    "help": frozenset(Kind),
+    "mode": frozenset({Kind.CREATE, Kind.UPDATE}),
+    "filters": _LIST,
+    "page": _LIST,
+    "page_size": _LIST,
+    "continuation_token": _LIST,
+    "filter_keys": frozenset({Kind.LIST, Kind.READ}),
+}
 #: Names of every protocol argument.
-NAMES = frozenset(name for name, _, _ in _TABLE)
+NAMES = frozenset(_KINDS)
 
 
 def declared_for(
     kind: Kind, filters: Mapping[str, Any], record_fields: tuple[str, ...]
 ) -> dict[str, JSONObject]:
     """``{name: schema}`` of the protocol arguments a tool of ``kind`` takes."""
-    context = {"filters": filters, "record_fields": record_fields}
-    declared = {}
-    for name, kinds, build in _TABLE:
-        schema = build(context) if kind in kinds else None
-        if schema is not None:
-            declared[name] = schema
-    return declared
+    top = mcp_settings.MAX_PAGE_SIZE
+    schemas: dict[str, JSONObject | None] = {
+        "help": {
+            "type": "boolean",
+            "description": "true: return this tool's documentation (arguments, "
+            "lookups, an example call) instead of running it.",
+        },
+        "mode": {
+            "type": "string",
+            "enum": ["execute", "validate"],
+            "default": "execute",
+            "description": '"validate": run every check and report what would be '
+            "written, writing nothing.",
+        },
+        "filters": {
+            "type": "object",
+            "properties": {name: filters[name] for name in sorted(filters)},
+            "additionalProperties": False,
+            "description": "Filter, search and ordering parameters, applied by the "
+            "API's own filter backends. Only the keys listed here are accepted.",
+        }
+        if filters
+        else None,
+        "page": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Page number to return, starting at 1 (default 1).",
+        },
+        "page_size": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": top,
+            "description": f"Rows per page (default {mcp_settings.PAGE_SIZE}, at most {top}).",
+        },
+        "continuation_token": {
+            "type": "string",
+            "minLength": 1,
+            "description": "The next_token of a previous result: returns the next "
+            "page with the same filters.",
+        },
+        "filter_keys": {
+            "type": "array",
+            "items": {"type": "string", "enum": list(record_fields)},
+            "minItems": 1,
+            "uniqueItems": True,
+            "description": "Return only these fields of each record (smaller responses).",
+        }
+        if record_fields
+        else None,
+    }
+    return {
+        name: schema
+        for name, schema in schemas.items()
+        if schema is not None and kind in _KINDS[name]
+    }
 
 
 def split(
@@ -141,10 +119,11 @@ def split(
 
 
 # -- the one signer --------------------------------------------------------
-
-
 class BadToken(Exception):
     """A token that is malformed, tampered with, expired or foreign."""
+
+
+_FOREIGN = "is not a token this server issued"
 
 
 def sign(purpose: str, payload: JSONObject) -> str:
@@ -155,21 +134,19 @@ def sign(purpose: str, payload: JSONObject) -> str:
 def unsign(purpose: str, token: object, max_age: int | None = None) -> JSONObject:
     """The payload of a token :func:`sign` made for ``purpose``."""
     if not isinstance(token, str):
-        raise BadToken("is not a token this server issued")
+        raise BadToken(_FOREIGN)
     try:
         payload = signing.loads(token, salt=f"frisian_mcp.{purpose}", max_age=max_age)
     except signing.SignatureExpired:
         raise BadToken("has expired; list again from the first page") from None
     except (signing.BadSignature, ValueError):
-        raise BadToken("is not a token this server issued") from None
+        raise BadToken(_FOREIGN) from None
     if not isinstance(payload, dict):
-        raise BadToken("is not a token this server issued")
+        raise BadToken(_FOREIGN)
     return payload
 
 
 # -- list state ------------------------------------------------------------
-
-
 def list_state(tool: str, options: Mapping[str, Any], caller: str) -> ListState:
     """Filters, page, page size and projection, from a token or the call."""
     token = options.get("continuation_token")
@@ -228,7 +205,7 @@ def _checked_state(payload: JSONObject, tool: str, caller: str) -> ListState:
             or (isinstance(keys, list) and all(isinstance(k, str) for k in keys))
         )
     ):
-        raise BadToken("is not a token this server issued")
+        raise BadToken(_FOREIGN)
     return ListState(filters=filters, page=page, page_size=size, filter_keys=keys)
 
 
@@ -258,10 +235,9 @@ def finish(
     if structured.get("has_more") is True:
         page = int(structured.get("page", listing.page)) + 1
         size = int(structured.get("page_size", listing.page_size))
-        payload = {"t": tool, "u": caller, "f": listing.filters, "k": keys}
-        structured["next_token"] = sign(
-            "continuation_token", {**payload, "p": page, "s": size}
-        )
+        payload: JSONObject = {"t": tool, "u": caller, "f": listing.filters}
+        payload.update(k=keys, p=page, s=size)
+        structured["next_token"] = sign("continuation_token", payload)
     return structured
 
 
@@ -273,25 +249,19 @@ def _project(record: Any, keys: list[str] | None) -> Any:
 
 
 # -- help ------------------------------------------------------------------
-
-
 def help_document(
     tool: str, title: str, kind: Kind, description: str, schema: Any
 ) -> JSONObject:
     """The ``help`` result: what the tool does and one valid example call."""
     properties: Mapping[str, Any] = schema.input_schema.get("properties", {})
     required = set(schema.input_schema.get("required", ()))
+    places = dict.fromkeys(schema.query_arguments, "query")
+    places.update(dict.fromkeys(schema.path_arguments, "path"))
     documented = []
     for name, prop in properties.items():
         if name in schema.protocol_arguments:
             continue
-        where = (
-            "path"
-            if name in schema.path_arguments
-            else "query"
-            if name in schema.query_arguments
-            else "body"
-        )
+        where = places.get(name, "body")
         entry: JSONObject = {"name": name, "required": name in required, "in": where}
         entry.update(_summary(prop))
         relation = schema.relations.get(name)
@@ -330,8 +300,8 @@ def help_document(
 def example_arguments(input_schema: Mapping[str, Any]) -> JSONObject:
     """Arguments of one call that satisfies ``input_schema``.
 
-    The required arguments (else the first field), trimmed back to the
-    required ones if an optional example does not fit.
+    The required arguments (else the first field), or only the required ones
+    if an optional example does not fit.
     """
     properties: Mapping[str, Any] = input_schema.get("properties", {})
     required = [n for n in input_schema.get("required", ()) if n in properties]
@@ -374,8 +344,7 @@ def example_value(schema: Any) -> Any:
     ]
     if options:
         return example_value(options[0])
-    types = _types(schema)
-    type_ = next((t for t in types if t != "null"), None)
+    type_ = next((t for t in schema_types(schema) if t != "null"), None)
     if type_ == "string":
         return _example_string(schema)
     if type_ == "integer":
@@ -409,7 +378,7 @@ def _example_string(schema: Mapping[str, Any]) -> str:
 def _summary(schema: Mapping[str, Any]) -> JSONObject:
     """Type, enum, format, bounds and description of one argument."""
     summary: JSONObject = {}
-    types = _types(schema)
+    types = schema_types(schema)
     if types:
         summary["type"] = types[0] if len(types) == 1 else types
     keys = ("enum", "format", "maxLength", "minLength", "minimum", "maximum")
@@ -417,16 +386,17 @@ def _summary(schema: Mapping[str, Any]) -> JSONObject:
         if key in schema:
             summary[key] = schema[key]
     items = schema.get("items")
-    if isinstance(items, Mapping) and _types(items):
-        item_types = _types(items)
+    item_types = schema_types(items) if isinstance(items, Mapping) else []
+    if item_types:
         summary["items"] = item_types[0] if len(item_types) == 1 else item_types
     return summary
 
 
-def _types(schema: Mapping[str, Any]) -> list[str]:
+def schema_types(schema: Mapping[str, Any]) -> list[str]:
+    """The JSON types ``schema`` accepts, its alternatives' included."""
     type_ = schema.get("type")
     found: list[str] = [type_] if isinstance(type_, str) else list(type_ or [])
-    for option in schema.get("anyOf") or ():
+    for option in schema.get("anyOf") or schema.get("oneOf") or ():
         if isinstance(option, Mapping):
-            found.extend(t for t in _types(option) if t not in found)
+            found.extend(t for t in schema_types(option) if t not in found)
     return found

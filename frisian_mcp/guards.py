@@ -40,48 +40,40 @@ def check(
     view's access checks can run before the error is reported.
     """
     call = Call(path_kwargs=_path_kwargs(schema, args))
+    args = coerce(schema.input_schema, args)
     try:
-        _fill(call, tool, kind, schema, coerce(schema.input_schema, args), caller)
+        found = _validate(schema, args)
+        options, rest = arguments.split(schema.protocol_arguments, args)
+        call.validate_only = options.get("mode") == "validate"
+        items = _bulk_items(tool, kind, schema, rest)
+        if items is not None:
+            # The items are checked one by one; here only the protocol arguments.
+            protocol = [
+                p for p in found if references.field_root(p["field"]) in options
+            ]
+            _check_undeclared(tool, schema, {}, protocol)
+            call.body, call.bulk = _checked_items(tool, schema, items), True
+            return call
+        _check_undeclared(tool, schema, rest, found)
+        call.listing = listing = arguments.list_state(tool, options, caller)
+        sources = {}
+        for name, parameter in schema.query_arguments.items():
+            if name in rest:
+                call.query.extend(_pairs(parameter, rest[name], schema))
+                sources[parameter] = name
+        for key, value in listing.filters.items():
+            call.query.extend(_pairs(key, value, schema))
+            sources[key] = f"filters.{key}"
+        _check_query_length(tool, call.query, sources)
+        if schema.body_argument is not None:
+            call.body = rest.get(schema.body_argument)
+        elif schema.body_fields:
+            call.body = {n: rest[n] for n in schema.body_fields if n in rest}
+            if kind == Kind.CREATE:
+                _check_not_empty(tool, schema, call.body)
     except ToolInputError as exc:
         call.error = exc
     return call
-
-
-def _fill(
-    call: Call,
-    tool: str,
-    kind: Kind,
-    schema: ToolSchema,
-    args: dict[str, Any],
-    caller: str,
-) -> None:
-    found = _validate(schema, args)
-    options, rest = arguments.split(schema.protocol_arguments, args)
-    call.validate_only = options.get("mode") == "validate"
-    items = _bulk_items(tool, kind, schema, rest)
-    if items is not None:
-        # The items are checked one by one; here only the protocol arguments.
-        protocol = [p for p in found if _root(p["field"]) in options]
-        _check_undeclared(tool, schema, {}, protocol)
-        call.body, call.bulk = _checked_items(tool, schema, items), True
-        return
-    _check_undeclared(tool, schema, rest, found)
-    call.listing = listing = arguments.list_state(tool, options, caller)
-    sources = {}
-    for name, parameter in schema.query_arguments.items():
-        if name in rest:
-            call.query.extend(_pairs(parameter, rest[name], schema))
-            sources[parameter] = name
-    for key, value in listing.filters.items():
-        call.query.extend(_pairs(key, value, schema))
-        sources[key] = f"filters.{key}"
-    _check_query_length(tool, call.query, sources)
-    if schema.body_argument is not None:
-        call.body = rest.get(schema.body_argument)
-    elif schema.body_fields:
-        call.body = {n: rest[n] for n in schema.body_fields if n in rest}
-        if kind == Kind.CREATE:
-            _check_not_empty(tool, schema, call.body)
 
 
 def coerce(schema: Mapping[str, Any], args: Mapping[str, Any]) -> dict[str, Any]:
@@ -101,7 +93,9 @@ def coerce(schema: Mapping[str, Any], args: Mapping[str, Any]) -> dict[str, Any]
             continue
         if isinstance(prop, Mapping):
             wanted = "object" if isinstance(parsed, dict) else "array"
-            if wanted in _types(prop) and not _valid(prop, value):
+            if wanted in arguments.schema_types(prop) and not (
+                Draft202012Validator(prop).is_valid(value)
+            ):
                 result[name] = parsed
         elif name in BULK_BODY_KEYS and isinstance(parsed, list):
             result[name] = parsed
@@ -159,14 +153,7 @@ def _wrapper_error(
         if wrapped
         else f"Send the fields of {tool} as top-level arguments instead."
     )
-    entries: list[FieldError] = [
-        {
-            "field": plain_name(k) or "<key>",
-            "code": "nested_wrapper" if k in wrappers else "unknown_argument",
-            "message": "is not a declared argument",
-        }
-        for k in undeclared
-    ]
+    entries = _undeclared(undeclared, wrappers)
     # Required fields the agent did send, only wrapped, are not missing.
     entries.extend(
         p for p in found if not (p["code"] == "required" and p["field"] in wrapped)
@@ -189,20 +176,14 @@ def _unknown_error(
 ) -> ToolInputError:
     candidates = sorted(schema.declared)
     suggestions: dict[str, str] = {}
-    entries: list[FieldError] = []
-    for key in undeclared:
-        entry: FieldError = {
-            "field": plain_name(key) or "<key>",
-            "code": "unknown_argument",
-            "message": "is not a declared argument",
-        }
+    entries = _undeclared(undeclared, [])
+    for key, entry in zip(undeclared, entries, strict=True):
         close = difflib.get_close_matches(key, candidates, n=1, cutoff=0.6)
         if close:
             entry["did_you_mean"] = close[0]
             entry["message"] += f"; did you mean {close[0]!r}?"
             if plain_name(key):
                 suggestions[key] = close[0]
-        entries.append(entry)
     hints = [repr(e["did_you_mean"]) for e in entries if "did_you_mean" in e]
     message = (
         f"Unknown argument{'s' if len(undeclared) > 1 else ''} "
@@ -222,6 +203,18 @@ def _unknown_error(
         "them and lose their data.",
         extra={"suggestions": suggestions, "declared_fields": _declared_fields(schema)},
     )
+
+
+def _undeclared(keys: list[str], wrappers: list[str]) -> list[FieldError]:
+    """One entry per undeclared argument; its name only if plain."""
+    return [
+        {
+            "field": plain_name(k) or "<key>",
+            "code": "nested_wrapper" if k in wrappers else "unknown_argument",
+            "message": "is not a declared argument",
+        }
+        for k in keys
+    ]
 
 
 def _bulk_items(
@@ -377,23 +370,16 @@ def _path_kwargs(schema: ToolSchema, args: Mapping[str, Any]) -> dict[str, str]:
 
 
 def _pairs(name: str, value: Any, schema: ToolSchema) -> list[tuple[str, str]]:
-    if value is None:
-        return []
     values = value if isinstance(value, list) else [value]
-    items = [_query_value(v) for v in values if v is not None]
+    # Booleans as the filter backends read them ("true"), not as "True".
+    items = [
+        str(v).lower() if isinstance(v, bool) else str(v)
+        for v in values
+        if v is not None
+    ]
     if isinstance(value, list) and name in schema.comma_separated:
         return [(name, ",".join(items))]
     return [(name, item) for item in items]
-
-
-def _query_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
-
-
-def _root(field: str) -> str:
-    return field.replace("[", ".").split(".", 1)[0]
 
 
 def _blank(value: Any) -> bool:
@@ -416,19 +402,6 @@ def _json_container(text: str) -> Any:
     except (ValueError, RecursionError):
         return None
     return value if isinstance(value, dict | list) else None
-
-
-def _types(schema: Mapping[str, Any]) -> set[str]:
-    type_ = schema.get("type")
-    found = {type_} if isinstance(type_, str) else set(type_ or ())
-    for option in schema.get("anyOf") or schema.get("oneOf") or ():
-        if isinstance(option, Mapping):
-            found |= _types(option)
-    return found
-
-
-def _valid(schema: Mapping[str, Any], value: Any) -> bool:
-    return bool(Draft202012Validator(schema).is_valid(value))
 
 
 def _show_key(key: object) -> str:

@@ -19,29 +19,15 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlencode
 
+from django import db, urls
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 from django.core.handlers.wsgi import WSGIRequest
 from django.core.signals import setting_changed
-from django.db import (
-    DEFAULT_DB_ALIAS,
-    DataError,
-    IntegrityError,
-    OperationalError,
-    router,
-    transaction,
-)
+from django.db import DEFAULT_DB_ALIAS, router, transaction
 from django.db.models import ProtectedError, QuerySet, RestrictedError
 from django.dispatch import receiver
 from django.http import HttpResponseBase
-from django.urls import (
-    NoReverseMatch,
-    Resolver404,
-    ResolverMatch,
-    get_resolver,
-    get_script_prefix,
-    reverse,
-)
 from django.utils.datastructures import MultiValueDict
 from rest_framework import exceptions as drf_exceptions
 from rest_framework import mixins
@@ -55,21 +41,38 @@ from rest_framework.views import APIView
 from frisian_mcp import references
 from frisian_mcp.conf import mcp_settings
 from frisian_mcp.exceptions import HOST_ERRORS
-from frisian_mcp.outcomes import Answer, refused_query
+from frisian_mcp.outcomes import Answer, page, refused_query
 from frisian_mcp.tools import Tool
 from frisian_mcp.types import Call, CallContext, Endpoint
 
 __all__ = ["Probe", "ToolPagination", "run"]
 
 _WRITES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
-_CONFLICTS = (IntegrityError, ProtectedError, RestrictedError)
+_CONFLICTS = (db.IntegrityError, ProtectedError, RestrictedError)
 # Request attributes Django sets itself; the rest (session, tenant, site...)
 # a middleware put on the outer request is copied to the inner one.
 _OWN = frozenset(
-    {"environ", "path_info", "path", "META", "method", "content_type"}
-    | {"content_params", "resolver_match", "GET", "POST", "COOKIES", "FILES"}
-    | {"encoding", "upload_handlers", "user", "auth", "csrf_processing_done"}
-    | {"csrf_cookie_needs_reset", "urlconf"}
+    [
+        "environ",
+        "path_info",
+        "path",
+        "META",
+        "method",
+        "content_type",
+        "content_params",
+        "GET",
+        "POST",
+        "resolver_match",
+        "COOKIES",
+        "FILES",
+        "encoding",
+        "upload_handlers",
+        "user",
+        "auth",
+        "urlconf",
+        "csrf_processing_done",
+        "csrf_cookie_needs_reset",
+    ]
 )
 _ENVIRON = (
     "SERVER_NAME", "SERVER_PORT", "SERVER_PROTOCOL", "REMOTE_ADDR", "REMOTE_HOST",
@@ -77,6 +80,11 @@ _ENVIRON = (
     "wsgi.multiprocess", "wsgi.run_once", "wsgi.errors",
 )  # fmt: skip
 _CREDENTIALS = ("HTTP_AUTHORIZATION", "HTTP_COOKIE")
+_REFUSALS = (
+    drf_exceptions.NotAuthenticated,
+    drf_exceptions.PermissionDenied,
+    drf_exceptions.AuthenticationFailed,
+)
 
 
 def run(tool: Tool, call: Call, context: CallContext) -> Answer:
@@ -86,16 +94,17 @@ def run(tool: Tool, call: Call, context: CallContext) -> Answer:
     (or only validates), so a rejected call leaves no row behind.
     """
     endpoint = tool.endpoint
-    request = _request(endpoint, call, context)
+    preset = call.body is not None and _takes_json(endpoint)
+    request = _request(endpoint, call, context, encode=not preset)
     match = _resolve(endpoint, call.path_kwargs, request)
     if match is None:
         if call.error is None:
             return Answer(404, None, {}, entered=True)
-        match = ResolverMatch(endpoint.callback, (), dict(endpoint.fixed_kwargs))
-    preset = call.body if call.body is not None and _takes_json(endpoint) else None
-    view = _view(endpoint, request, match.kwargs, preset)
+        match = urls.ResolverMatch(endpoint.callback, (), dict(endpoint.fixed_kwargs))
+    view = _view(endpoint, request, match.kwargs, call.body if preset else None)
     handler = _Handler(view, tool, call)
-    using = _database(tool)
+    model = tool.model
+    using = router.db_for_write(model) if model is not None else DEFAULT_DB_ALIAS
     writes = endpoint.method in _WRITES
     atomic = writes or transaction.get_connection(using).in_atomic_block
     block = transaction.atomic(using=using) if atomic else contextlib.nullcontext()
@@ -106,9 +115,9 @@ def run(tool: Tool, call: Call, context: CallContext) -> Answer:
                 transaction.set_rollback(True, using=using)
     except _CONFLICTS:
         return Answer(409, None, {}, entered=True)
-    except DataError as exc:
+    except db.DataError as exc:
         raise refused_query(tool.name, exc) from None
-    except OperationalError as exc:
+    except db.OperationalError as exc:
         if writes:
             raise
         raise refused_query(tool.name, exc) from None
@@ -136,12 +145,10 @@ class _Handler:
             if found and hasattr(view, "get_object"):
                 view.get_object()
             raise call.error
-        schema = self.tool.schema
-        bodies = call.body if call.bulk else [call.body]
-        if schema is not None and references.has_lookup_objects(schema, bodies):
-            fields = view.get_serializer().fields
+        if self.tool.schema is not None:
+            bodies = call.body if call.bulk else [call.body]
             references.resolve(
-                self.tool.name, schema, bodies, fields, indexed=call.bulk
+                self.tool.name, self.tool.schema, bodies, view, indexed=call.bulk
             )
         if call.bulk:
             return self._bulk(request, *args, **kwargs)
@@ -151,10 +158,7 @@ class _Handler:
 
     def _bulk(self, request: Any, *args: Any, **kwargs: Any) -> Any:
         view, items = self.view, self.call.body
-        cls = type(view)
-        if issubclass(cls, mixins.CreateModelMixin) and (
-            cls.create is mixins.CreateModelMixin.create
-        ):
+        if getattr(type(view), "create", None) is mixins.CreateModelMixin.create:
             serializer = view.get_serializer(data=items, many=True)
             serializer.is_valid(raise_exception=True)
             if self.call.validate_only:
@@ -201,10 +205,9 @@ class Probe:
     """Answers "may this caller use the endpoint?" for ``tools/list``.
 
     The view's ``check_permissions`` runs on a bare request of the action's
-    method, touching no object and counting no throttle. Views that decide
-    by their class (not ``get_permissions``) share answers by permission
-    classes, model, method and authentication: the listing is advice, the
-    call itself is checked in full.
+    method (no object, no throttle); a class that cannot decide so lists the
+    tool. Views that decide by their class share answers: the listing is
+    advice, the call itself is checked in full.
     """
 
     def __init__(self, context: CallContext) -> None:
@@ -212,35 +215,22 @@ class Probe:
         self._answers: dict[Any, bool] = {}
 
     def allows(self, tool: Tool) -> bool:
-        """Whether the view's permission classes let the caller in.
-
-        A class that cannot decide without URL variables or an object (it
-        raises anything but a DRF refusal) lists the tool.
-        """
+        """Whether the view's permission classes let the caller in."""
         endpoint = tool.endpoint
         key = _shared_key(tool) or (endpoint.callback, endpoint.method)
-        if key not in self._answers:
-            self._answers[key] = self._check(endpoint)
-        return self._answers[key]
-
-    def _check(self, endpoint: Endpoint) -> bool:
-        request = _inner(self.context, endpoint, endpoint.method, "/", "", b"")
+        if key in self._answers:
+            return self._answers[key]
+        request = _inner(self.context, endpoint, "/", "", b"")
         view = _view(endpoint, request, dict(endpoint.fixed_kwargs), None)
+        self._answers[key] = True
         try:
             view.request = drf_request = view.initialize_request(request)
             view.check_permissions(drf_request)
         except _REFUSALS:
-            return False
+            self._answers[key] = False
         except HOST_ERRORS:
-            return True
-        return True
-
-
-_REFUSALS = (
-    drf_exceptions.NotAuthenticated,
-    drf_exceptions.PermissionDenied,
-    drf_exceptions.AuthenticationFailed,
-)
+            pass
+        return self._answers[key]
 
 
 def _shared_key(tool: Tool) -> tuple[Any, ...] | None:
@@ -264,40 +254,23 @@ def _shared_key(tool: Tool) -> tuple[Any, ...] | None:
 class ToolPagination(BasePagination):
     """Page-number pagination list tools use instead of the view's own.
 
-    The page comes from the call (never the query string, so no filter name
-    can collide); pages are ``{"results", "count", "page", "page_size",
-    "has_more"}`` (ADR 0003).
+    The page comes from the call, never the query string, so no filter name
+    can collide (ADR 0003).
     """
 
     def paginate_queryset(
         self, queryset: Any, request: Any, view: Any = None
     ) -> list[Any]:
         """One page of ``queryset``; remembers the counts."""
-        listing = request._request.frisian_mcp_call.listing
         if isinstance(queryset, QuerySet) and not queryset.ordered:
             queryset = queryset.order_by("pk")  # else pages repeat or skip rows
-        is_qs = isinstance(queryset, QuerySet)
-        self.count = queryset.count() if is_qs else len(queryset)
-        self.page, self.page_size = listing.page, listing.page_size
-        start = (self.page - 1) * self.page_size
-        # Past the end nothing is queried: a huge page would overflow OFFSET.
-        rows = (
-            list(queryset[start : start + self.page_size]) if start < self.count else []
-        )
-        self.has_more = start + len(rows) < self.count
+        self.counts = page(queryset, request._request.frisian_mcp_call.listing)
+        rows: list[Any] = self.counts["results"]
         return rows
 
     def get_paginated_response(self, data: Any) -> Response:
         """The serialized page with its counts."""
-        return Response(
-            {
-                "results": data,
-                "count": self.count,
-                "page": self.page,
-                "page_size": self.page_size,
-                "has_more": self.has_more,
-            }
-        )
+        return Response({**self.counts, "results": data})
 
 
 def _view(
@@ -305,8 +278,7 @@ def _view(
 ) -> Any:
     """The view instance, set up as ``as_view()``'s view function does.
 
-    ``data``, when not ``None``, becomes the DRF request's parsed body: the
-    arguments are JSON already, encoding and parsing them again buys nothing.
+    ``data``, unless ``None``, becomes the DRF request's parsed body.
     """
     view = endpoint.view_class(**endpoint.initkwargs)
     if data is not None:
@@ -331,18 +303,19 @@ def _view(
     return view
 
 
-def _request(endpoint: Endpoint, call: Call, context: CallContext) -> WSGIRequest:
+def _request(
+    endpoint: Endpoint, call: Call, context: CallContext, *, encode: bool
+) -> WSGIRequest:
     path = endpoint.path
     for kwarg, value in call.path_kwargs.items():
         path = path.replace("{" + kwarg + "}", value)
     # WSGI carries the path as latin-1 text of its UTF-8 bytes (PEP 3333).
     path = path.encode("utf-8").decode("iso-8859-1")
     body = b""
-    if call.body is not None and not _takes_json(endpoint):
+    if encode and call.body is not None:
         # Parsed by the view's own parsers, which refuse JSON as over REST.
         body = json.dumps(call.body, cls=JSONEncoder).encode()
-    query = urlencode(call.query)
-    request = _inner(context, endpoint, endpoint.method, path, query, body)
+    request = _inner(context, endpoint, path, urlencode(call.query), body)
     request.frisian_mcp_call = call  # type: ignore[attr-defined]
     return request
 
@@ -353,26 +326,21 @@ def _takes_json(endpoint: Endpoint) -> bool:
 
 
 def _inner(
-    context: CallContext,
-    endpoint: Endpoint,
-    method: str,
-    path: str,
-    query: str,
-    body: bytes,
+    context: CallContext, endpoint: Endpoint, path: str, query: str, body: bytes
 ) -> WSGIRequest:
     """An inner request: the outer one's headers and attributes, the caller."""
     outer = context.request
-    environ = {
-        k: v for k, v in outer.META.items() if k.startswith("HTTP_") or k in _ENVIRON
-    }
+    dropped = {"HTTP_CONTENT_LENGTH", "HTTP_CONTENT_TYPE"}
     if not context.is_authenticated:
         # The view must not authenticate a caller the endpoint did not.
-        for key in _CREDENTIALS:
-            environ.pop(key, None)
-    environ.pop("HTTP_CONTENT_LENGTH", None)
-    environ.pop("HTTP_CONTENT_TYPE", None)
+        dropped.update(_CREDENTIALS)
+    environ: dict[str, Any] = {"wsgi.url_scheme": outer.scheme or "http"}
+    environ.update(SERVER_NAME="localhost", SERVER_PORT="80")
+    for key, value in outer.META.items():
+        if (key.startswith("HTTP_") or key in _ENVIRON) and key not in dropped:
+            environ[key] = value
     environ.update(
-        REQUEST_METHOD=method,
+        REQUEST_METHOD=endpoint.method,
         PATH_INFO=path,
         QUERY_STRING=query,
         CONTENT_TYPE="application/json",
@@ -380,24 +348,20 @@ def _inner(
         HTTP_ACCEPT="application/json",
     )
     environ["wsgi.input"] = io.BytesIO(body)
-    environ.setdefault("wsgi.url_scheme", outer.scheme or "http")
-    environ.setdefault("SERVER_NAME", "localhost")
-    environ.setdefault("SERVER_PORT", "80")
     request = WSGIRequest(environ)
     for key, value in vars(outer).items():
         if not key.startswith("_") and key not in _OWN:
             setattr(request, key, value)
-    if context.is_authenticated and _accepts_caller(endpoint, context):
+    if not context.is_authenticated:
+        request.user = context.user or AnonymousUser()
+    elif _accepts_caller(endpoint, context):
         # DRF's Request honours these: the view sees the endpoint's caller.
-        request.user = context.user
-        request._force_auth_user = context.user  # type: ignore[attr-defined]
+        request.user = request._force_auth_user = context.user  # type: ignore[attr-defined]
         request._force_auth_token = context.auth  # type: ignore[attr-defined]
-    elif context.is_authenticated:
+    else:
         # A view that does not take the endpoint's kind of credentials
         # authenticates from the copied headers and session, as over REST.
         request.user = context.session_user or AnonymousUser()
-    else:
-        request.user = context.user or AnonymousUser()
     return request
 
 
@@ -412,14 +376,9 @@ def _accepts_caller(endpoint: Endpoint, context: CallContext) -> bool:
     return any(isinstance(context.authenticator, cls) for cls in classes)
 
 
-def _database(tool: Tool) -> str:
-    model = tool.model
-    return router.db_for_write(model) if model is not None else DEFAULT_DB_ALIAS
-
-
 def _resolve(
     endpoint: Endpoint, path_kwargs: Mapping[str, str], request: WSGIRequest
-) -> ResolverMatch | None:
+) -> urls.ResolverMatch | None:
     """Resolve the inner path; ``None`` unless it lands on the endpoint's view."""
     expected = {**endpoint.fixed_kwargs, **path_kwargs}
     urlconf = (
@@ -436,10 +395,10 @@ def _resolve(
     return match
 
 
-def _resolve_path(urlconf: str, path: str) -> ResolverMatch | None:
+def _resolve_path(urlconf: str, path: str) -> urls.ResolverMatch | None:
     try:
-        return get_resolver(urlconf).resolve(path)
-    except Resolver404:
+        return urls.get_resolver(urlconf).resolve(path)
+    except urls.Resolver404:
         return None
 
 
@@ -454,7 +413,7 @@ def _forget_resolutions(*, setting: str, **kwargs: Any) -> None:
 
 
 def _lands_on(
-    match: ResolverMatch, endpoint: Endpoint, expected: Mapping[str, str]
+    match: urls.ResolverMatch, endpoint: Endpoint, expected: Mapping[str, str]
 ) -> bool:
     same_view = getattr(match.func, "cls", None) is endpoint.view_class and getattr(
         match.func, "actions", None
@@ -464,17 +423,17 @@ def _lands_on(
 
 def _reverse_match(
     endpoint: Endpoint, kwargs: Mapping[str, str], urlconf: str
-) -> ResolverMatch | None:
+) -> urls.ResolverMatch | None:
     """Second chance for regexes the path template cannot express."""
     if not endpoint.url_name:
         return None
     name = ":".join(filter(None, (endpoint.namespace, endpoint.url_name)))
     try:
-        path = reverse(name, kwargs=dict(kwargs), urlconf=urlconf)
-        prefix = get_script_prefix()
+        path = urls.reverse(name, kwargs=dict(kwargs), urlconf=urlconf)
+        prefix = urls.get_script_prefix()
         if path.startswith(prefix):
             path = "/" + path[len(prefix) :]
-        match = get_resolver(urlconf).resolve(path)
-    except (NoReverseMatch, Resolver404):
+        match = urls.get_resolver(urlconf).resolve(path)
+    except (urls.NoReverseMatch, urls.Resolver404):
         return None
     return match if _lands_on(match, endpoint, kwargs) else None

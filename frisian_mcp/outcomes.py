@@ -21,9 +21,9 @@ from rest_framework import exceptions
 from frisian_mcp.conf import mcp_settings
 from frisian_mcp.exceptions import ToolExecutionError, ToolInputError, plain_name
 from frisian_mcp.jsonschema import plain
-from frisian_mcp.types import Call, ErrorCode, FieldError, JSONObject, Kind
+from frisian_mcp.types import Call, ErrorCode, FieldError, JSONObject, Kind, ListState
 
-__all__ = ["STATUSES", "Answer", "ToolRefused", "refused_query", "result"]
+__all__ = ["STATUSES", "Answer", "ToolRefused", "page", "refused_query", "result"]
 
 logger = logging.getLogger("frisian_mcp")
 
@@ -86,6 +86,8 @@ _STOCK_DETAILS = frozenset(
     )
 )
 _STOCK_NOT_FOUND = re.compile(r"^No \w+ matches the given query\.$")
+_DOTTED = re.compile(r"[\w.\[\]-]{1,128}")
+_ITEM = re.compile(r"^\[(\d+)\]\.?(.*)$")
 
 # DRF error codes whose stock messages quote the submitted value.
 _REPLACED = {
@@ -118,7 +120,7 @@ def result(
     if data is None:
         return {}
     if kind == Kind.LIST and isinstance(data, list):
-        data = _page(data, call)
+        data = page(data, call.listing)
     structured = plain(data)
     return structured if isinstance(structured, dict) else {"result": structured}
 
@@ -185,45 +187,48 @@ def _error(tool: str, noun: str, call: Call, answer: Answer) -> Exception:
 
 def _rejected(tool: str, call: Call, answer: Answer, sent: set[str]) -> ToolInputError:
     """A 400 as field errors; per item for a bulk body."""
+    fields = field_errors(answer.data, sent)
     if not call.bulk:
-        fields = field_errors(answer.data, call.body, sent)
         names = ", ".join(dict.fromkeys(f["field"] for f in fields)) or "the data"
-        return ToolInputError(
-            f"{tool} rejected the data: fix {names} and call again.",
-            code=ErrorCode.VALIDATION_FAILED,
-            tool=tool,
-            fields=fields,
-            hint="Each entry of 'fields' names a field, a DRF error code and what is wrong.",
+        message = f"{tool} rejected the data: fix {names} and call again."
+        hint = (
+            "Each entry of 'fields' names a field, a DRF error code and what is wrong."
         )
-    index = answer.index
-    item = call.body if index is None else call.body[index]
-    fields = []
-    for entry in field_errors(answer.data, item, sent):
-        match = re.match(r"^\[(\d+)\]\.?(.*)$", entry["field"])
-        if match:
-            entry = {
-                **entry,
-                "index": int(match[1]),
-                "field": match[2] or "non_field_errors",
-            }
-        elif index is not None:
-            entry = {"index": index, **entry}
-        fields.append(entry)
-    indexes = sorted({f["index"] for f in fields if "index" in f})
-    shown = ", ".join(map(str, indexes[:10])) or "?"
-    plural = "s" if len(indexes) != 1 else ""
+    else:
+        fields = [_indexed(entry, answer.index) for entry in fields]
+        indexes = sorted({f["index"] for f in fields if "index" in f})
+        shown = ", ".join(map(str, indexes[:10])) or "?"
+        plural = "s" if len(indexes) != 1 else ""
+        message = (
+            f"{tool} rejected {len(indexes) or 'some'} item{plural} of the bulk "
+            f"body (index {shown}); nothing was written. Fix the listed fields "
+            "and send the whole list again."
+        )
+        hint = (
+            "Each entry of 'fields' names the item index, the field and what is wrong."
+        )
     return ToolInputError(
-        f"{tool} rejected {len(indexes) or 'some'} item{plural} of the bulk body "
-        f"(index {shown}); nothing was written. Fix the listed fields and send "
-        "the whole list again.",
+        message,
         code=ErrorCode.VALIDATION_FAILED,
         tool=tool,
         fields=fields,
-        hint="Each entry of 'fields' names the item index, the field and what is wrong.",
+        hint=hint,
     )
 
 
-def field_errors(data: Any, body: Any, sent: set[str]) -> list[FieldError]:
+def _indexed(entry: FieldError, index: int | None) -> FieldError:
+    """A bulk entry with its item's index: from ``[i].field``, or the one given."""
+    match = _ITEM.match(entry["field"])
+    if match:
+        return {
+            **entry,
+            "index": int(match[1]),
+            "field": match[2] or "non_field_errors",
+        }
+    return entry if index is None else {"index": index, **entry}
+
+
+def field_errors(data: Any, sent: set[str]) -> list[FieldError]:
     """A 400's error data as ``[{"field", "code", "message"}]``.
 
     Reads DRF's own shape, drf-standardized-errors' (``errors`` of ``code``,
@@ -242,8 +247,9 @@ def field_errors(data: Any, body: Any, sent: set[str]) -> list[FieldError]:
         if "status" in data and ("title" in data or "type" in data):
             detail = _host_detail(data, sent) or "the request is invalid"
             return [{"field": "non_field_errors", "code": "invalid", "message": detail}]
-    if _drf_shaped(data):
-        return _drf_errors(data, body, sent, "")
+    found = _drf_errors(data, sent, "")
+    if found is not None:
+        return found
     return [
         {
             "field": "non_field_errors",
@@ -254,57 +260,38 @@ def field_errors(data: Any, body: Any, sent: set[str]) -> list[FieldError]:
     ]
 
 
-def _drf_errors(data: Any, body: Any, sent: set[str], prefix: str) -> list[FieldError]:
-    errors: list[FieldError] = []
+def _drf_errors(data: Any, sent: set[str], prefix: str) -> list[FieldError] | None:
+    """DRF's error shape (text leaves in lists and dicts) as entries, else None."""
+    if isinstance(data, str):
+        return [_entry(prefix, data, sent)]
     if isinstance(data, Mapping):
-        for key, value in data.items():
-            if isinstance(key, int):  # ListSerializer errors, by item index
-                child = (
-                    body[key]
-                    if isinstance(body, list) and 0 <= key < len(body)
-                    else None
-                )
-                errors.extend(_drf_errors(value, child, sent, f"{prefix}[{key}]"))
-                continue
-            name = plain_name(key) or "<key>"
-            child = body.get(key) if isinstance(body, Mapping) else None
-            path = f"{prefix}.{name}" if prefix else name
-            errors.extend(_drf_errors(value, child, sent, path))
+        parts = [
+            (f"{prefix}[{key}]", value)
+            if isinstance(key, int)  # ListSerializer errors, by item index
+            else (f"{prefix}.{plain_name(key) or '<key>'}".lstrip("."), value)
+            for key, value in data.items()
+        ]
     elif isinstance(data, list | tuple):
         if all(isinstance(item, str) for item in data):
-            errors.extend(_entry(prefix, item, sent) for item in data)
-        else:
-            for index, item in enumerate(data):
-                child = (
-                    body[index]
-                    if isinstance(body, list) and index < len(body)
-                    else None
-                )
-                if item:
-                    errors.extend(_drf_errors(item, child, sent, f"{prefix}[{index}]"))
-    elif data is not None:
-        errors.append(_entry(prefix, data, sent))
+            parts = [(prefix, item) for item in data]
+        else:  # errors per item; an item without errors is empty
+            parts = [(f"{prefix}[{i}]", v) for i, v in enumerate(data) if v != ""]
+    else:
+        return None
+    errors: list[FieldError] = []
+    for path, value in parts:
+        found = _drf_errors(value, sent, path)
+        if found is None:
+            return None
+        errors.extend(found)
     return errors
-
-
-def _drf_shaped(data: Any) -> bool:
-    """Whether ``data`` is DRF's error shape: text leaves in lists and dicts."""
-    if isinstance(data, Mapping):
-        return all(_drf_shaped(v) for v in data.values())
-    if isinstance(data, list | tuple):
-        return all(_drf_shaped(v) for v in data)
-    return isinstance(data, str)
 
 
 def _listed(entry: Mapping[str, Any], sent: set[str]) -> FieldError:
     """One entry of drf-standardized-errors' or RFC 9457's ``invalid_params``."""
     attr = entry.get("attr", entry.get("name"))
-    field = plain_name(attr) if isinstance(attr, str) else None
-    if (
-        isinstance(attr, str)
-        and field is None
-        and re.fullmatch(r"[\w.\[\]-]{1,128}", attr)
-    ):
+    field = plain_name(attr)
+    if field is None and isinstance(attr, str) and _DOTTED.fullmatch(attr):
         field = attr  # a dotted path to a nested field, e.g. "items.0.name"
     code = entry.get("code")
     detail = entry.get("detail", entry.get("reason"))
@@ -318,18 +305,13 @@ def _listed(entry: Mapping[str, Any], sent: set[str]) -> FieldError:
 
 def _host_detail(data: Any, sent: set[str]) -> str | None:
     """The host's refusal reason (``detail``, a problem's ``title``), redacted."""
-    if isinstance(data, list | tuple) and len(data) == 1:
-        data = data[0]
-    if isinstance(data, str):
-        text: Any = data
-    elif isinstance(data, Mapping):
-        listed = data.get("errors")
+    text = data[0] if isinstance(data, list | tuple) and len(data) == 1 else data
+    if isinstance(text, Mapping):
+        listed = text.get("errors")
         first = listed[0] if isinstance(listed, list) and listed else None
-        text = data.get("detail") or data.get("title")
+        text = text.get("detail") or text.get("title")
         if text is None and isinstance(first, Mapping):
             text = first.get("detail")
-    else:
-        return None
     if not isinstance(text, str) or not text.strip():
         return None
     return _redact(text.strip()[:500], sent)
@@ -371,33 +353,32 @@ def _retry_after(answer: Answer) -> float | None:
         return None
 
 
-def _page(rows: list[Any], call: Call) -> JSONObject:
-    """Page a list a view returned whole (no paginator, or a custom ``list``)."""
-    page, size = call.listing.page, call.listing.page_size
-    start = (page - 1) * size
-    chunk = rows[start : start + size]
-    more = start + len(chunk) < len(rows)
+def page(rows: Any, listing: ListState) -> JSONObject:
+    """One page of ``rows`` (a list or a queryset) with its counts (ADR 0003).
+
+    Pages the tool pagination's queryset and a list a view returned whole.
+    """
+    count = rows.count() if isinstance(rows, QuerySet) else len(rows)
+    start = (listing.page - 1) * listing.page_size
+    # Past the end nothing is queried: a huge page would overflow OFFSET.
+    chunk = list(rows[start : start + listing.page_size]) if start < count else []
     return {
         "results": chunk,
-        "count": len(rows),
-        "page": page,
-        "page_size": size,
-        "has_more": more,
+        "count": count,
+        "page": listing.page,
+        "page_size": listing.page_size,
+        "has_more": start + len(chunk) < count,
     }
 
 
 def _bulk(data: Any, pk: str) -> JSONObject:
     """A bulk create's result: the objects, or their ids when many."""
     rows = plain(data) if isinstance(data, list) else []
-    if len(rows) <= mcp_settings.PAGE_SIZE:
-        return {"created": len(rows), "results": rows}
-    key = next(
-        (k for k in (pk, "id") if all(isinstance(r, dict) and k in r for r in rows)),
-        None,
-    )
-    if key is None:
-        return {"created": len(rows), "results": rows}
-    return {"created": len(rows), "ids": [row[key] for row in rows]}
+    if len(rows) > mcp_settings.PAGE_SIZE:
+        for key in (pk, "id"):
+            if all(isinstance(row, dict) and key in row for row in rows):
+                return {"created": len(rows), "ids": [row[key] for row in rows]}
+    return {"created": len(rows), "results": rows}
 
 
 def _validation(data: Any, count: int | None) -> JSONObject:

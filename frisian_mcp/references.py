@@ -22,70 +22,56 @@ from frisian_mcp.types import ErrorCode, FieldError
 if TYPE_CHECKING:
     from frisian_mcp.schema import ToolSchema
 
-__all__ = ["has_lookup_objects", "resolve", "restate"]
-
-
-def has_lookup_objects(schema: ToolSchema, items: list[dict[str, Any]]) -> bool:
-    """Whether any managed related argument of ``items`` is a lookup object."""
-    for item in items:
-        for name, relation in schema.relations.items():
-            if relation.managed and _has_object(item.get(name)):
-                return True
-    return False
+__all__ = ["field_root", "resolve", "restate"]
 
 
 def resolve(
     tool: str,
     schema: ToolSchema,
     items: list[dict[str, Any]],
-    fields: Mapping[str, Any],
+    view: Any,
     *,
     indexed: bool = False,
 ) -> None:
     """Replace lookup objects in ``items`` (in place) by the ids they name.
 
-    ``fields`` are the bound serializer fields of the action (from the view's
-    own ``get_serializer()``). Raises :class:`ToolInputError`
+    The fields come from the view's own ``get_serializer()``, asked only
+    when a lookup object is there. Raises :class:`ToolInputError`
     (``invalid_reference``) listing every reference that matched zero or
     several rows; ``indexed`` adds the item index (bulk bodies).
     """
-    problems: list[dict[str, Any]] = []
+    fields = None
+    problems: list[FieldError] = []
     for index, item in enumerate(items):
         for name, relation in schema.relations.items():
-            value = item.get(name)
-            if not relation.managed or not _has_object(value) or name not in fields:
+            value: Any = item.get(name)
+            if not relation.managed or not _has_object(value):
                 continue
-            field = fields[name]
-            child = getattr(field, "child_relation", field)
-            where = index if indexed else None
-            if relation.many and isinstance(value, list):
-                resolved = []
-                for position, member in enumerate(value):
-                    if not isinstance(member, Mapping):
-                        resolved.append(member)
-                        continue
-                    try:
-                        resolved.append(_resolve(relation, child, member))
-                    except _LookupProblem as problem:
-                        problems.append(
-                            _problem(
-                                where, f"{name}[{position}]", str(problem), relation
-                            )
-                        )
-                item[name] = resolved
-            elif isinstance(value, Mapping):
+            if fields is None:
+                fields = view.get_serializer().fields
+            if name not in fields:
+                continue
+            child = getattr(fields[name], "child_relation", fields[name])
+            many = relation.many and isinstance(value, list)
+            members = list(value) if many else [value]
+            for position, member in enumerate(members):
+                if not isinstance(member, Mapping):
+                    continue
                 try:
-                    item[name] = _resolve(relation, child, value)
-                except _LookupProblem as problem:
-                    problems.append(_problem(where, name, str(problem), relation))
+                    members[position] = _resolve(relation, child, member)
+                except _LookupProblem as exc:
+                    label = f"{name}[{position}]" if many else name
+                    where = index if indexed else None
+                    problems.append(_problem(where, label, str(exc), relation))
+            item[name] = members if many else members[0]
     if problems:
         raise _reference_error(tool, problems)
 
 
-def _reference_error(tool: str, problems: list[dict[str, Any]]) -> ToolInputError:
+def _reference_error(tool: str, problems: list[FieldError]) -> ToolInputError:
     """The ``invalid_reference`` error for ``problems``."""
     first = problems[0]
-    where = f"item {first['index']}, " if first.get("index") is not None else ""
+    where = f"item {first['index']}, " if "index" in first else ""
     message = f"{tool}: {where}{first['field']} {first['message']}"
     if len(problems) > 1:
         message += f" (and {len(problems) - 1} more reference problem{'s' if len(problems) > 2 else ''})"
@@ -107,26 +93,26 @@ def restate(schema: ToolSchema, problems: list[FieldError]) -> list[FieldError]:
     """
     result: dict[tuple[str, str], FieldError] = {}
     for problem in problems:
-        root = problem["field"].replace("[", ".").split(".", 1)[0]
+        root = field_root(problem["field"])
         relation = schema.relations.get(root)
         if relation is not None and relation.managed and problem["code"] != "required":
             lookups = relation.describe_lookups()
             field = (
                 root if problem["field"].startswith(root + ".") else problem["field"]
             )
-            problem = {
-                "field": field,
-                "code": "invalid_reference",
-                "message": "must be an id"
-                + (
-                    f" or an object with one of these lookup keys: {lookups}"
-                    if lookups
-                    else ""
-                ),
-                "lookup_fields": list(relation.lookup_fields),
-            }
+            message = "must be an id" + (
+                f" or an object with one of these lookup keys: {lookups}"
+                if lookups
+                else ""
+            )
+            problem = _problem(None, field, message, relation)
         result.setdefault((problem["field"], problem["code"]), problem)
     return list(result.values())
+
+
+def field_root(path: str) -> str:
+    """The top-level argument of a field path such as ``tags[0].name``."""
+    return path.replace("[", ".").split(".", 1)[0]
 
 
 class _LookupProblem(Exception):
@@ -183,8 +169,8 @@ def _representation(field: Any, obj: Model) -> Any:
 
 def _problem(
     index: int | None, field: str, message: str, relation: Relation
-) -> dict[str, Any]:
-    problem: dict[str, Any] = {
+) -> FieldError:
+    problem: FieldError = {
         "field": field,
         "code": "invalid_reference",
         "message": message,
