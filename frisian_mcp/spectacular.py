@@ -42,25 +42,30 @@ _PLAIN_EXCLUSION = (None, AutoSchema.is_excluded)
 def make_view(endpoint: Endpoint, generator: SchemaGenerator | None = None) -> Any:
     """A throwaway view of ``endpoint`` as drf-spectacular makes it.
 
-    Its mock request carries the endpoint's version, its serializer context
-    is DRF's base one and ``get_queryset`` is memoized.
+    Its mock request carries what DRF's ``initial()`` sets (accepted
+    renderer and media type, version, versioning scheme), its serializer
+    context is DRF's base one and ``get_queryset`` is memoized.
     """
     generator = generator or SchemaGenerator()
     view: Any = generator.create_view(endpoint.callback, endpoint.method)
     view.kwargs = dict(endpoint.fixed_kwargs)
-    view.request = spectacular_settings.GET_MOCK_REQUEST(
+    request = view.request = spectacular_settings.GET_MOCK_REQUEST(
         endpoint.method, endpoint.path, view, None
     )
+    # What APIView.initial() sets before any handler runs.
+    negotiated = view.perform_content_negotiation(request, force=True)
+    request.accepted_renderer, request.accepted_media_type = negotiated
     versioning = view.versioning_class
     version = _version_of(endpoint, versioning) if versioning else None
-    if version:
-        if is_versioning_supported(versioning) and not issubclass(
-            versioning, NamespaceVersioning
-        ):
-            # Sets what the scheme reads: kwargs, or the accepted media type.
-            modify_for_versioning([], endpoint.method, endpoint.path, view, version)
-        view.request.version = version
-        view.request.versioning_scheme = versioning()
+    if (
+        version
+        and is_versioning_supported(versioning)
+        and not issubclass(versioning, NamespaceVersioning)
+    ):
+        # Sets what the scheme reads: kwargs, or the accepted media type.
+        modify_for_versioning([], endpoint.method, endpoint.path, view, version)
+    request.version = version
+    request.versioning_scheme = versioning() if versioning else None
     _lighten(view)
     return view
 
