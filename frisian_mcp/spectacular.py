@@ -173,8 +173,14 @@ def serializer(view: Any, build: Callable[[], Any]) -> Any:
 
 
 def parameters(auto: AutoSchema) -> list[dict[str, Any]]:
-    """The operation's parameters, host ``@extend_schema`` and filters applied."""
-    return [p for p in auto._get_parameters() if isinstance(p, dict)]
+    """The operation's parameters, host ``@extend_schema`` and filters applied.
+
+    The renderer's ``format`` override is left out: frisian_mcp renders the
+    answer itself, and any other format only yields 406.
+    """
+    renderer_format = auto._get_format_parameters()
+    found = (p for p in auto._get_parameters() if isinstance(p, dict))
+    return [p for p in found if p not in renderer_format]
 
 
 def pagination_parameters(auto: AutoSchema) -> set[str]:

@@ -479,3 +479,21 @@ def test_a_failing_schema_is_reported_by_check_and_the_tools_command() -> None:
         err.getvalue()
     )
     assert "declared__rename" in out.getvalue()
+
+
+@PATTERNS
+@pytest.mark.django_db
+def test_the_renderer_format_parameter_is_no_filter_or_argument() -> None:
+    Publisher.objects.create(name="Ace")
+    mcp = MCPTestClient()
+    mcp.initialize()
+    tools = mcp.list_tools()
+    filters = _properties(tools, "formats__list")["filters"]["properties"]
+    assert "format" not in filters
+    assert "ordering" in filters
+    assert "format" not in _properties(tools, "formats__retrieve")
+    with pytest.raises(MCPError) as info:
+        mcp.call_tool("formats__list", {"filters": {"format": "csv"}})
+    assert info.value.code == -32602
+    listed = mcp.call_tool("formats__list", {"filters": {"ordering": "name"}})
+    assert [row["name"] for row in listed["structuredContent"]["results"]] == ["Ace"]

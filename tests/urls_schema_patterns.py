@@ -8,6 +8,7 @@ from django.urls import include, path
 from drf_spectacular.utils import extend_schema
 from rest_framework import permissions, serializers, viewsets
 from rest_framework.decorators import action
+from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
@@ -104,6 +105,21 @@ class PlainPublishers(viewsets.ViewSet):
         return Response({"name": body.validated_data["name"]})
 
 
+class CSVRenderer(BaseRenderer):
+    media_type, format = "text/csv", "csv"
+
+    def render(self, data: Any, *args: Any, **kwargs: Any) -> bytes:
+        return str(data).encode()
+
+
+class TwoFormatPublishers(viewsets.ReadOnlyModelViewSet):
+    """Two renderers: spectacular offers a ``format`` query parameter."""
+
+    queryset = Publisher.objects.all()
+    serializer_class = PublisherSerializer
+    renderer_classes = (JSONRenderer, CSVRenderer)
+
+
 class PingView(APIView):
     """An APIView with a ``serializer_class`` attribute only."""
 
@@ -144,6 +160,7 @@ router.register("unversioned", NoDefaultVersionPublishers, basename="unversioned
 router.register("declared", DeclaredRequestPublishers, basename="declared")
 router.register("plain", PlainPublishers, basename="plain")
 router.register("broken", BrokenPublishers, basename="broken")
+router.register("formats", TwoFormatPublishers, basename="formats")
 router.register("hidden", HiddenBrokenPublishers, basename="hidden")
 
 urlpatterns = [
