@@ -10,6 +10,8 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import replace
+from itertools import takewhile
 from typing import Any
 
 from django.conf import settings
@@ -105,7 +107,8 @@ class BaseDiscoveryBackend:
         resource = viewset_option(endpoint.view_class, "name")
         parts = [str(resource)] if resource else [_safe(s) for s in segments]
         if not parts:
-            parts = [_safe(_snake(endpoint.view_class.__name__))]
+            snake = re.sub(r"(?<!^)(?=[A-Z])", "_", endpoint.view_class.__name__)
+            parts = [_safe(snake.lower())]
         return "__".join([*parts, _safe(endpoint.action)])
 
 
@@ -277,7 +280,7 @@ def _methods_and_actions(callback: Callable[..., Any]) -> list[tuple[str, str, s
 def _expand_versions(endpoint: Endpoint) -> Iterator[Endpoint]:
     """Fill a URLPathVersioning variable with each allowed version."""
     versioning = getattr(endpoint.view_class, "versioning_class", None)
-    param = getattr(versioning, "version_param", None)
+    param = str(getattr(versioning, "version_param", ""))
     if not (
         isinstance(versioning, type)
         and issubclass(versioning, URLPathVersioning)
@@ -286,21 +289,14 @@ def _expand_versions(endpoint: Endpoint) -> Iterator[Endpoint]:
         yield endpoint
         return
     versions = list(versioning.allowed_versions or [])
-    if not versions and versioning.default_version:
-        versions = [versioning.default_version]
+    versions = versions or [v for v in [versioning.default_version] if v]
     if not versions:
         yield endpoint
     for version in versions:
-        yield Endpoint(
-            path=endpoint.path.replace("{" + str(param) + "}", str(version)),
-            path_regex=endpoint.path_regex,
-            method=endpoint.method,
-            callback=endpoint.callback,
-            action=endpoint.action,
-            namespace=endpoint.namespace,
-            url_name=endpoint.url_name,
-            fixed_kwargs={**endpoint.fixed_kwargs, str(param): str(version)},
-            handler=endpoint.handler,
+        yield replace(
+            endpoint,
+            path=endpoint.path.replace("{" + param + "}", str(version)),
+            fixed_kwargs={**endpoint.fixed_kwargs, param: str(version)},
         )
 
 
@@ -318,17 +314,9 @@ def _has_serializer(cls: type[APIView]) -> bool:
 
 
 def _static_head(path: str) -> list[str]:
-    head = []
-    for segment in path.strip("/").split("/"):
-        if not segment or PATH_VARIABLE.search(segment):
-            break
-        head.append(segment)
-    return head
+    segments = path.strip("/").split("/")
+    return list(takewhile(lambda s: s and not PATH_VARIABLE.search(s), segments))
 
 
 def _safe(text: str) -> str:
     return _UNSAFE.sub("_", text).strip("_") or "x"
-
-
-def _snake(name: str) -> str:
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()

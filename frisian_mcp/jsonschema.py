@@ -1,10 +1,8 @@
 """JSON values and JSON Schema: one normaliser, one walker, OpenAPI -> 2020-12.
 
 MCP tool schemas are JSON Schema 2020-12 (MCP 2025-11-25 basic/index "JSON
-Schema Usage"); drf-spectacular emits OpenAPI 3.0. :func:`to_json_schema`
-inlines ``$ref``\\ s (recursive ones go to ``$defs``), turns ``nullable``
-into ``null`` types and boolean exclusive bounds into numbers, ``oneOf`` into
-``anyOf`` (spectacular's alternatives overlap) and drops OpenAPI-only keys.
+Schema Usage"); drf-spectacular emits OpenAPI 3.0. ``oneOf`` becomes ``anyOf``
+(spectacular's alternatives overlap); recursive ``$ref``\\ s go to ``$defs``.
 """
 
 from __future__ import annotations
@@ -27,6 +25,7 @@ __all__ = [
     "map_subschemas",
     "plain",
     "problems",
+    "structural",
     "to_json_schema",
 ]
 
@@ -35,18 +34,21 @@ _MAPS = ("properties", "patternProperties", "$defs")
 _VALUES = ("items", "additionalProperties", "not", "contains")
 _DROPPED = frozenset({"discriminator", "xml", "externalDocs", "readOnly", "nullable"})
 _REF_PREFIX = "#/components/schemas/"
+_STRUCTURAL = frozenset(
+    {"type", "properties", "items", "anyOf", "description", "title", "format"}
+    | {"additionalProperties", "$ref", "$defs"}
+)
 _ENCODER = JSONEncoder()
+_JSON_TYPES = (str, int, float, bool)
 
 
 def plain(value: Any) -> Any:
     """``value`` as plain JSON types, encoded as DRF's JSON renderer would."""
-    if value is None or type(value) in (str, int, float, bool):
+    if value is None or type(value) in _JSON_TYPES:
         return value
-    if isinstance(value, bool):
-        return bool(value)
-    if isinstance(value, str):
-        return str(value)  # ErrorDetail, SafeString...
-    if isinstance(value, int | float):
+    if isinstance(value, str | Promise):
+        return str(value)  # ErrorDetail, SafeString, lazy translations
+    if isinstance(value, int | float):  # enums; bool is never subclassed
         return int(value) if isinstance(value, int) else float(value)
     if isinstance(value, Mapping):
         return {str(plain(k)): plain(v) for k, v in value.items()}
@@ -54,8 +56,6 @@ def plain(value: Any) -> Any:
         return [plain(v) for v in value]
     if isinstance(value, decimal.Decimal):
         return int(value) if value == value.to_integral_value() else float(value)
-    if isinstance(value, Promise):
-        return str(value)
     try:
         return plain(_ENCODER.default(value))
     except TypeError:
@@ -89,6 +89,14 @@ def drop_required(schema: Any) -> Any:
     return map_subschemas(kept, drop_required)
 
 
+def structural(schema: Any) -> Any:
+    """``schema`` with structure only: no constraints, defaults or examples."""
+    if not isinstance(schema, Mapping):
+        return schema
+    kept = {k: v for k, v in schema.items() if k in _STRUCTURAL}
+    return map_subschemas(kept, structural)
+
+
 def to_json_schema(
     schema: Mapping[str, Any],
     components: Mapping[str, Mapping[str, Any]],
@@ -99,80 +107,69 @@ def to_json_schema(
     Components met again while inlined go once into ``defs`` and are
     referenced as ``#/$defs/<name>``; the caller puts ``defs`` at the root.
     """
-    converted: dict[str, Any] = _Converter(
-        components, {} if defs is None else defs
-    ).convert(schema, ())
-    return converted
+    defs = {} if defs is None else defs
 
+    def resolve(name: str, stack: tuple[str, ...]) -> Any:
+        component = components.get(name)
+        if component is None:
+            return {}
+        if name not in stack:
+            return convert(component, (*stack, name))
+        if name not in defs:
+            defs[name] = {}  # a placeholder stops the recursion here
+            defs[name] = convert(component, (*stack, name))
+        return {"$ref": f"#/$defs/{name}"}
 
-class _Converter:
-    def __init__(
-        self, components: Mapping[str, Mapping[str, Any]], defs: dict[str, Any]
-    ) -> None:
-        self.components = components
-        self.defs = defs
-
-    def convert(self, node: Any, stack: tuple[str, ...]) -> Any:
+    def convert(node: Any, stack: tuple[str, ...]) -> Any:
         if not isinstance(node, Mapping):
             return plain(node)
         node = dict(node)
         ref = node.pop("$ref", None)
         if isinstance(ref, str) and ref.startswith(_REF_PREFIX):
-            resolved = self._resolve(ref[len(_REF_PREFIX) :], stack)
-            return {**resolved, **self.convert(node, stack)} if node else resolved
-        nullable = bool(node.get("nullable"))
-        all_of = node.get("allOf")
+            resolved = resolve(ref[len(_REF_PREFIX) :], stack)
+            return {**resolved, **convert(node, stack)} if node else resolved
+        nullable, all_of = bool(node.get("nullable")), node.get("allOf")
         if isinstance(all_of, list) and len(all_of) == 1:
             # Spectacular's way of adding metadata beside a $ref: merge it.
             rest = {k: v for k, v in node.items() if k not in ("allOf", "nullable")}
-            merged = {**self.convert(all_of[0], stack), **self.convert(rest, stack)}
+            merged = {**convert(all_of[0], stack), **convert(rest, stack)}
             return _nullable(merged) if nullable else merged
-        result: dict[str, Any] = {}
-        for key, value in node.items():
-            if key.startswith("x-") or key in _DROPPED:
-                continue
-            if key in ("exclusiveMinimum", "exclusiveMaximum"):
-                bound = "minimum" if key == "exclusiveMinimum" else "maximum"
-                if value is True and bound in node:
-                    result[key] = plain(node[bound])
-                elif not isinstance(value, bool):
-                    result[key] = plain(value)
-            elif (
-                key in ("minimum", "maximum")
-                and node.get(f"exclusive{key.title()}") is True
-            ):
-                continue
-            elif key == "example":
-                result["examples"] = [plain(value)]
-            elif key == "oneOf":
-                result["anyOf"] = value
-            elif key in _LISTS or key in _MAPS or key in _VALUES:
-                result[key] = value
-            else:
-                result[key] = plain(value)
-        result = map_subschemas(result, lambda child: self.convert(child, stack))
+        result = map_subschemas(_keywords(node), lambda c: convert(c, stack))
         if nullable:
             return _nullable(result)
-        enum = result.get("enum")
-        if (
-            isinstance(enum, list)
-            and None in enum
-            and isinstance(result.get("type"), str)
-        ):
-            result["type"] = [result["type"], "null"]
+        enum, type_ = result.get("enum"), result.get("type")
+        if isinstance(enum, list) and None in enum and isinstance(type_, str):
+            result["type"] = [type_, "null"]
         return result
 
-    def _resolve(self, name: str, stack: tuple[str, ...]) -> dict[str, Any]:
-        component = self.components.get(name)
-        if component is None:
-            return {}
-        if name not in stack:
-            converted: dict[str, Any] = self.convert(component, (*stack, name))
-            return converted
-        if name not in self.defs:
-            self.defs[name] = {}  # a placeholder stops the recursion here
-            self.defs[name] = self.convert(component, (*stack, name))
-        return {"$ref": f"#/$defs/{name}"}
+    converted: dict[str, Any] = convert(schema, ())
+    return converted
+
+
+def _keywords(node: Mapping[str, Any]) -> dict[str, Any]:
+    """One schema object's own keywords in 2020-12 terms (subschemas as is)."""
+    result: dict[str, Any] = {}
+    for key, value in node.items():
+        if key.startswith("x-") or key in _DROPPED:
+            continue
+        if key in ("exclusiveMinimum", "exclusiveMaximum"):
+            bound = "minimum" if key == "exclusiveMinimum" else "maximum"
+            if value is True and bound in node:
+                result[key] = plain(node[bound])
+            elif not isinstance(value, bool):
+                result[key] = plain(value)
+        elif key in ("minimum", "maximum") and (
+            node.get(f"exclusive{key.title()}") is True
+        ):
+            continue
+        elif key == "example":
+            result["examples"] = [plain(value)]
+        elif key == "oneOf":
+            result["anyOf"] = value
+        else:
+            subschemas = key in _LISTS or key in _MAPS or key in _VALUES
+            result[key] = value if subschemas else plain(value)
+    return result
 
 
 def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
@@ -204,43 +201,30 @@ def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
 
 # -- value-free validation -------------------------------------------------
 
-_CODES = {
-    "type": "invalid_type",
-    "enum": "invalid_choice",
-    "const": "invalid_choice",
-    "required": "required",
-    "maxLength": "max_length",
-    "minLength": "min_length",
-    "maximum": "max_value",
-    "exclusiveMaximum": "max_value",
-    "minimum": "min_value",
-    "exclusiveMinimum": "min_value",
-    "pattern": "invalid_format",
-    "format": "invalid_format",
-    "additionalProperties": "unknown_key",
-    "anyOf": "invalid_form",
-    "oneOf": "invalid_form",
-    "maxItems": "max_items",
-    "minItems": "min_items",
-    "uniqueItems": "duplicate_items",
-    "minProperties": "empty_object",
-    "maxProperties": "too_many_keys",
-    "multipleOf": "invalid_number",
-}
-# Messages built from schema values only: jsonschema's own quote the input.
-_MESSAGES = {
-    "maxLength": "must be at most {} characters long",
-    "minLength": "must be at least {} characters long",
-    "maximum": "must be at most {}",
-    "exclusiveMaximum": "must be less than {}",
-    "minimum": "must be at least {}",
-    "exclusiveMinimum": "must be greater than {}",
-    "pattern": "must match the pattern {}",
-    "maxItems": "must have at most {} items",
-    "minItems": "must have at least {} items",
-    "uniqueItems": "must not repeat items",
-    "minProperties": "must not be an empty object",
-    "multipleOf": "must be a multiple of {}",
+# keyword -> (code, message); messages use schema values only, where
+# jsonschema's own would quote the input.
+_KEYWORDS: dict[str, tuple[str, str | None]] = {
+    "type": ("invalid_type", None),
+    "enum": ("invalid_choice", None),
+    "const": ("invalid_choice", None),
+    "required": ("required", None),
+    "additionalProperties": ("unknown_key", None),
+    "anyOf": ("invalid_form", None),
+    "oneOf": ("invalid_form", None),
+    "format": ("invalid_format", None),
+    "maxProperties": ("too_many_keys", None),
+    "maxLength": ("max_length", "must be at most {} characters long"),
+    "minLength": ("min_length", "must be at least {} characters long"),
+    "maximum": ("max_value", "must be at most {}"),
+    "exclusiveMaximum": ("max_value", "must be less than {}"),
+    "minimum": ("min_value", "must be at least {}"),
+    "exclusiveMinimum": ("min_value", "must be greater than {}"),
+    "pattern": ("invalid_format", "must match the pattern {}"),
+    "maxItems": ("max_items", "must have at most {} items"),
+    "minItems": ("min_items", "must have at least {} items"),
+    "uniqueItems": ("duplicate_items", "must not repeat items"),
+    "minProperties": ("empty_object", "must not be an empty object"),
+    "multipleOf": ("invalid_number", "must be a multiple of {}"),
 }
 _TYPE_NAMES = {
     "string": "a string",
@@ -285,22 +269,20 @@ def _describe(error: ValidationError) -> list[FieldError]:
     keyword, value = str(error.validator), cast(Any, error.validator_value)
     path = field_path(error.absolute_path)
     instance = error.instance if isinstance(error.instance, Mapping) else {}
+    schema = error.schema if isinstance(error.schema, Mapping) else {}
+    code, template = _KEYWORDS.get(keyword, ("invalid", None))
     if keyword == "required":
-        missing = [n for n in value if n not in instance]
         return [
             {
                 "field": f"{path}.{n}" if path else str(n),
-                "code": "required",
+                "code": code,
                 "message": "is required",
             }
-            for n in missing
+            for n in value
+            if n not in instance
         ]
     if keyword == "additionalProperties":
-        allowed = set(
-            (error.schema.get("properties") or {})
-            if isinstance(error.schema, Mapping)
-            else ()
-        )
+        allowed = set(schema.get("properties") or ())
         named = sorted(k for k in instance if k not in allowed and plain_name(k))
         message = "has keys that are not allowed"
         if named:
@@ -310,31 +292,20 @@ def _describe(error: ValidationError) -> list[FieldError]:
     elif keyword == "type":
         types = value if isinstance(value, list) else [value]
         message = "must be " + " or ".join(_TYPE_NAMES.get(t, str(t)) for t in types)
-    elif keyword in ("enum", "const"):
-        shown = [_show(v) for v in (value if keyword == "enum" else [value])]
-        message = ("must be one of: " if keyword == "enum" else "must be ") + ", ".join(
-            shown
-        )
+    elif keyword == "enum":
+        message = "must be one of: " + ", ".join(_show(v) for v in value)
+    elif keyword == "const":
+        message = "must be " + _show(value)
     elif keyword in ("minLength", "minItems") and value == 1:
         message = "must not be empty"
-    elif keyword in _MESSAGES:
-        message = _MESSAGES[keyword].format(value)
+    elif template is not None:
+        message = template.format(value)
     elif keyword in ("anyOf", "oneOf"):
-        hint = (
-            error.schema.get("description")
-            if isinstance(error.schema, Mapping)
-            else None
-        )
+        hint = schema.get("description")
         message = "does not match any accepted form" + (f" ({hint})" if hint else "")
     else:
         message = "is not valid here"
-    return [
-        {
-            "field": path or "arguments",
-            "code": _CODES.get(keyword, "invalid"),
-            "message": message,
-        }
-    ]
+    return [{"field": path or "arguments", "code": code, "message": message}]
 
 
 def _show(value: Any) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import fnmatch
+import itertools
 import logging
 import threading
 import time
@@ -253,7 +254,10 @@ class ToolRegistry:
             if isinstance(name, str)
             else []
         )
-        suggestions = [n for n in close if seen(self._tools[n])][:3]
+        # Left-out tools (no schema) are unknown too, never a suggestion.
+        tools = (self._tools[n] for n in close)
+        usable = (t.name for t in tools if seen(t) and t.schema is not None)
+        suggestions = list(itertools.islice(usable, 3))
         message = "Unknown tool."
         if suggestions:
             message += f" Did you mean: {', '.join(suggestions)}?"

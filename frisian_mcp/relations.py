@@ -1,4 +1,4 @@
-"""Relations: serializer fields that point at other rows, and their schemas.
+"""Serializer fields as arguments: relations first, then what else differs.
 
 A related argument is "an id, or a lookup object" naming one row by a unique
 field or unique-together set (DESIGN.md §4). DRF's own related fields are
@@ -8,25 +8,48 @@ resolve lookup objects themselves are *native* and pass through untouched.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from django.core.exceptions import FieldDoesNotExist
 from django.db import models
+from drf_spectacular.drainage import has_override
+from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from rest_framework import relations, serializers
+
+from frisian_mcp.conf import mcp_settings
+from frisian_mcp.exceptions import SchemaError
+from frisian_mcp.jsonschema import plain, structural
 
 __all__ = [
     "Relation",
+    "argument_schema",
     "describe_relation",
     "lookup_sets",
+    "record_schema",
     "relation_schema",
 ]
 
+logger = logging.getLogger("frisian_mcp")
+_NO_DEFAULT: Any = object()
+
 _MANAGED_CONVERTERS = frozenset(
-    {
-        relations.PrimaryKeyRelatedField.to_internal_value,
-        relations.SlugRelatedField.to_internal_value,
-        relations.HyperlinkedRelatedField.to_internal_value,
-    }
+    cls.to_internal_value
+    for cls in (
+        relations.PrimaryKeyRelatedField,
+        relations.SlugRelatedField,
+        relations.HyperlinkedRelatedField,
+    )
+)
+# Model field -> schema of its value in a lookup object; None: not usable.
+_LOOKUP_VALUES: tuple[tuple[type[Any] | tuple[type[Any], ...], Any], ...] = (
+    (models.BooleanField, {"type": "boolean"}),
+    ((models.AutoField, models.BigAutoField, models.IntegerField), {"type": "integer"}),
+    ((models.DecimalField, models.FloatField), {"type": "number"}),
+    (models.UUIDField, {"type": "string", "format": "uuid"}),
+    ((models.BinaryField, models.FileField, models.JSONField), None),
+    (models.Field, {"type": "string"}),
 )
 
 RelationKind = Literal["pk", "slug", "url", "native"]
@@ -71,52 +94,73 @@ class Relation:
         )
 
 
+def argument_schema(
+    serializer: Any, name: str, field: Any, schema: dict[str, Any]
+) -> tuple[dict[str, Any], Relation | None]:
+    """A writable field's argument schema from spectacular's, and its relation.
+
+    Unmapped fields follow ``UNMAPPED_FIELD_POLICY``, relations take an id or
+    a lookup object, nested serializers refuse unknown keys (DRF would drop
+    them silently) and a constant model default is shown.
+    """
+    if _is_unmapped(field):
+        schema = _unmapped(serializer, name, schema)
+    relation = describe_relation(name, field)
+    if relation is not None and not _has_explicit_schema(field):
+        schema = relation_schema(relation, schema)
+    else:
+        relation = None
+        _seal_nested(schema, field)
+    default = _model_default(serializer, field)
+    if default is not _NO_DEFAULT and "default" not in schema:
+        schema["default"] = default
+    return schema, relation
+
+
+def record_schema(field: Any, schema: dict[str, Any]) -> Any:
+    """A readable field's schema in a record, structure only."""
+    if field is not None and (_is_unmapped(field) or _untyped_method(field)):
+        schema = {k: v for k, v in schema.items() if k == "description"}
+    return structural(schema)
+
+
 def describe_relation(
     name: str, field: serializers.Field[Any, Any, Any, Any]
 ) -> Relation | None:
     """Classify a writable serializer field; ``None`` if it is not a relation."""
-    many = False
     inner: Any = field
     if isinstance(field, relations.ManyRelatedField):
-        many, inner = True, field.child_relation
+        inner = field.child_relation
     elif isinstance(field, serializers.ListSerializer):
-        many, inner = True, field.child
-    nullable = bool(getattr(field, "allow_null", False))
-
+        inner = field.child
+    kind: RelationKind = "native"
     if isinstance(inner, relations.RelatedField):
         model = _queryset_model(inner)
-        native = type(inner).to_internal_value not in _MANAGED_CONVERTERS
-        if native:
-            kind: RelationKind = "native"
+        if type(inner).to_internal_value not in _MANAGED_CONVERTERS:
+            kind = "native"
         elif isinstance(inner, relations.HyperlinkedRelatedField):
             kind = "url"
         elif isinstance(inner, relations.SlugRelatedField):
             kind = "slug"
         else:
             kind = "pk"
-        return Relation(
-            name=name,
-            kind=kind,
-            many=many,
-            nullable=nullable,
-            model=model,
-            slug_field=getattr(inner, "slug_field", None) if kind == "slug" else None,
-            lookup_sets=lookup_sets(model) if model is not None else (),
-        )
-    if isinstance(inner, serializers.Serializer) and (
+    elif isinstance(inner, serializers.Serializer) and (
         type(inner).to_internal_value is not serializers.Serializer.to_internal_value
     ):
         model = getattr(getattr(inner, "Meta", None), "model", None)
-        if isinstance(model, type) and issubclass(model, models.Model):
-            return Relation(
-                name=name,
-                kind="native",
-                many=many,
-                nullable=nullable,
-                model=model,
-                lookup_sets=lookup_sets(model),
-            )
-    return None
+        if not (isinstance(model, type) and issubclass(model, models.Model)):
+            return None
+    else:
+        return None
+    return Relation(
+        name=name,
+        kind=kind,
+        many=inner is not field,
+        nullable=bool(getattr(field, "allow_null", False)),
+        model=model,
+        slug_field=getattr(inner, "slug_field", None) if kind == "slug" else None,
+        lookup_sets=lookup_sets(model) if model is not None else (),
+    )
 
 
 def lookup_sets(model: type[models.Model]) -> tuple[tuple[str, ...], ...]:
@@ -171,8 +215,7 @@ def relation_schema(relation: Relation, base: dict[str, Any]) -> dict[str, Any]:
 def _queryset_model(
     field: relations.RelatedField[Any, Any, Any],
 ) -> type[models.Model] | None:
-    queryset = getattr(field, "queryset", None)
-    model = getattr(queryset, "model", None)
+    model = getattr(getattr(field, "queryset", None), "model", None)
     if model is not None:
         return model  # type: ignore[no-any-return]
     # get_queryset() may need the request; fall back to the model field.
@@ -185,7 +228,7 @@ def _queryset_model(
         return None
     try:
         model_field = parent_model._meta.get_field(source.split(".")[0])
-    except Exception:
+    except FieldDoesNotExist:
         return None
     related = getattr(model_field, "related_model", None)
     return related if isinstance(related, type) else None
@@ -194,21 +237,18 @@ def _queryset_model(
 def _id_forms(relation: Relation) -> list[dict[str, Any]]:
     if relation.kind == "slug":
         return [{"type": "string"}]
-    forms = _pk_forms(relation.model)
+    model = relation.model
+    pk: Any = model._meta.pk if model is not None else None
+    if isinstance(pk, models.ForeignKey | models.OneToOneField):
+        pk = pk.target_field
+    forms: list[dict[str, Any]] = [{"type": "string"}]
+    if isinstance(pk, models.AutoField | models.BigAutoField | models.IntegerField):
+        forms = [{"type": "integer"}, {"type": "string", "pattern": "^-?[0-9]+$"}]
+    elif isinstance(pk, models.UUIDField):
+        forms = [{"type": "string", "format": "uuid"}]
     if relation.kind == "url":
         return [{"type": "string", "format": "uri"}, *forms]
     return forms
-
-
-def _pk_forms(model: type[models.Model] | None) -> list[dict[str, Any]]:
-    pk = model._meta.pk if model is not None else None
-    if pk is not None and isinstance(pk, models.ForeignKey | models.OneToOneField):
-        pk = pk.target_field
-    if isinstance(pk, models.AutoField | models.BigAutoField | models.IntegerField):
-        return [{"type": "integer"}, {"type": "string", "pattern": "^-?[0-9]+$"}]
-    if isinstance(pk, models.UUIDField):
-        return [{"type": "string", "format": "uuid"}]
-    return [{"type": "string"}]
 
 
 def _lookup_object(relation: Relation, base: dict[str, Any]) -> dict[str, Any] | None:
@@ -220,20 +260,15 @@ def _lookup_object(relation: Relation, base: dict[str, Any]) -> dict[str, Any] |
         return {"type": "object", "properties": properties, "minProperties": 1}
     if relation.model is None or not relation.lookup_sets:
         return None
-    opts = relation.model._meta
     properties = {}
     for name in relation.lookup_fields:
-        model_field = opts.get_field(name)
+        model_field = relation.model._meta.get_field(name)
         schema = _lookup_value_schema(model_field)
         if schema and getattr(model_field, "null", False):
             schema = {**schema, "type": [schema["type"], "null"]}
         properties[name] = schema or {}
-    lookup: dict[str, Any] = {
-        "type": "object",
-        "properties": properties,
-        "additionalProperties": False,
-        "minProperties": 1,
-    }
+    lookup: dict[str, Any] = {"type": "object", "properties": properties}
+    lookup |= {"additionalProperties": False, "minProperties": 1}
     if len(relation.lookup_sets) == 1:
         lookup["required"] = list(relation.lookup_sets[0])
     else:
@@ -244,40 +279,101 @@ def _lookup_object(relation: Relation, base: dict[str, Any]) -> dict[str, Any] |
 def _lookup_value_schema(field: Any) -> dict[str, Any] | None:
     if isinstance(field, models.ForeignKey | models.OneToOneField):
         return _lookup_value_schema(field.target_field)
-    if isinstance(field, models.BooleanField):
-        return {"type": "boolean"}
-    if isinstance(field, models.AutoField | models.BigAutoField | models.IntegerField):
-        return {"type": "integer"}
-    if isinstance(field, models.DecimalField | models.FloatField):
-        return {"type": "number"}
-    if isinstance(field, models.UUIDField):
-        return {"type": "string", "format": "uuid"}
-    if isinstance(field, models.BinaryField | models.FileField | models.JSONField):
-        return None
-    if isinstance(field, models.Field):
-        return {"type": "string"}
+    for classes, schema in _LOOKUP_VALUES:
+        if isinstance(field, classes):
+            return dict(schema) if schema is not None else None
     return None
 
 
 def _reference_hint(relation: Relation) -> str:
-    model_name = (
-        str(relation.model._meta.verbose_name)
-        if relation.model is not None
-        else "object"
-    )
-    if relation.kind == "slug":
-        form = f"its {relation.slug_field}"
-    elif relation.kind == "url":
-        form = "its URL or id"
-    else:
-        form = "its id"
-    sentence = f"Refers to a {model_name} by {form}"
-    lookups = relation.describe_lookups() if relation.kind != "native" else ""
-    if lookups:
-        sentence += f", or by an object with one of these keys: {lookups}"
-    elif relation.kind == "native":
+    model = relation.model
+    noun = str(model._meta.verbose_name) if model is not None else "object"
+    form = {"slug": f"its {relation.slug_field}", "url": "its URL or id"}
+    sentence = f"Refers to a {noun} by {form.get(relation.kind, 'its id')}"
+    if relation.kind == "native":
         sentence += ", or by an object of its fields"
+    elif lookups := relation.describe_lookups():
+        sentence += f", or by an object with one of these keys: {lookups}"
     sentence += "."
     if relation.many:
         sentence = "A list; each item " + sentence[0].lower() + sentence[1:]
     return sentence
+
+
+def _has_explicit_schema(field: Any) -> bool:
+    """Whether the project gave the field its own schema."""
+    return bool(
+        has_override(field, "field") or OpenApiSerializerFieldExtension.get_match(field)
+    )
+
+
+def _is_unmapped(field: Any) -> bool:
+    """A project field subclassing ``Field`` directly with no declared schema."""
+    drf = (c for c in type(field).__mro__ if c.__module__.startswith("rest_framework."))
+    return next(drf, None) is serializers.Field and not _has_explicit_schema(field)
+
+
+def _untyped_method(field: Any) -> bool:
+    """A SerializerMethodField whose method declares no return type."""
+    if not isinstance(field, serializers.SerializerMethodField):
+        return False
+    method = getattr(field.parent, field.method_name or "", None)
+    annotations = getattr(method, "__annotations__", {})
+    return "return" not in annotations and not _has_explicit_schema(field)
+
+
+def _unmapped(serializer: Any, name: str, schema: dict[str, Any]) -> dict[str, Any]:
+    policy = mcp_settings.UNMAPPED_FIELD_POLICY.upper()
+    where = f"{type(serializer).__name__}.{name}"
+    if policy == "RAISE":
+        raise SchemaError(
+            f"Field {where} has no JSON Schema mapping. Decorate its class with "
+            "@extend_schema_field(...) or set FRISIAN_MCP['UNMAPPED_FIELD_POLICY']."
+        )
+    if policy == "WARN":
+        logger.warning(
+            "frisian_mcp: field %s has no JSON Schema mapping; accepting any JSON "
+            "value for it. Decorate its class with @extend_schema_field(...).",
+            where,
+        )
+    note = "Any JSON value (the field declares no schema)."
+    result = {k: v for k, v in schema.items() if k == "title"}
+    description = schema.get("description")
+    result["description"] = f"{description} {note}" if description else note
+    return result
+
+
+def _model_default(serializer: Any, field: Any) -> Any:
+    """The model field's constant default, when DRF made the field optional."""
+    model = getattr(getattr(serializer, "Meta", None), "model", None)
+    source = getattr(field, "source", None)
+    if model is None or field.required or not source or "." in source or source == "*":
+        return _NO_DEFAULT
+    try:
+        model_field = model._meta.get_field(source)
+    except FieldDoesNotExist:
+        return _NO_DEFAULT
+    default = getattr(model_field, "default", _NO_DEFAULT)
+    has_default = getattr(model_field, "has_default", lambda: False)()
+    if not has_default or callable(default):
+        return _NO_DEFAULT
+    return plain(default)
+
+
+def _seal_nested(schema: dict[str, Any], field: Any) -> None:
+    """Refuse unknown keys in nested serializers too: DRF drops them silently."""
+    target, node = field, schema
+    if isinstance(field, serializers.ListSerializer):
+        target, node = field.child, schema.get("items") or {}
+    if not isinstance(target, serializers.Serializer) or not isinstance(node, dict):
+        return
+    nested = {n: f for n, f in target.fields.items() if not f.read_only}
+    for option in node.get("anyOf") or [node]:
+        if isinstance(option, dict) and option.get("type") in (
+            "object",
+            ["object", "null"],
+        ):
+            option.setdefault("additionalProperties", False)
+            for name, child in (option.get("properties") or {}).items():
+                if name in nested and isinstance(child, dict):
+                    _seal_nested(child, nested[name])

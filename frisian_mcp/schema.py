@@ -1,68 +1,55 @@
-"""Tool schemas: drive drf-spectacular for one endpoint (ADR 0007).
+"""Tool schemas: one endpoint's arguments and record, through drf-spectacular.
 
-A throwaway view is made as spectacular makes it (so ``@extend_schema``,
-versioning and ``swagger_fake_view`` work), with DRF's base serializer
-context and a memoized ``get_queryset``. Spectacular maps the path and query
-parameters, the request body and the record a stock action returns. What the
-host's code fails to give is recorded as a :class:`SchemaProblem` (shown by
-``manage.py check``), never swallowed.
+The view's ``AutoSchema`` (:mod:`~frisian_mcp.spectacular`) maps the
+parameters, the request body and the record a stock action returns.
+Failures of the host's code are :class:`SchemaProblem`\\ s (ADR 0010).
 """
 
 from __future__ import annotations
 
-import inspect
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
-from django.core.exceptions import FieldDoesNotExist
-from drf_spectacular.drainage import GENERATOR_STATS, has_override
-from drf_spectacular.extensions import OpenApiSerializerFieldExtension
+from drf_spectacular.drainage import GENERATOR_STATS
 from drf_spectacular.generators import SchemaGenerator
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.plumbing import (
-    ComponentRegistry,
     build_basic_type,
     force_instance,
     is_basic_type,
     is_serializer,
-    is_versioning_supported,
-    modify_for_versioning,
 )
-from drf_spectacular.settings import patched_settings, spectacular_settings
+from drf_spectacular.settings import patched_settings
 from jsonschema import Draft202012Validator
 from rest_framework import serializers
-from rest_framework.versioning import NamespaceVersioning
 
-from frisian_mcp import arguments
-from frisian_mcp.conf import mcp_settings
-from frisian_mcp.exceptions import HOST_ERRORS, SchemaError
-from frisian_mcp.jsonschema import drop_required, map_subschemas, plain, to_json_schema
-from frisian_mcp.relations import Relation, describe_relation, relation_schema
+from frisian_mcp import arguments, spectacular
+from frisian_mcp.exceptions import HOST_ERRORS
+from frisian_mcp.jsonschema import drop_required, to_json_schema
+from frisian_mcp.relations import Relation, argument_schema, record_schema
+from frisian_mcp.spectacular import excluded, make_view
 from frisian_mcp.types import ACTIONS, PATH_VARIABLE, Endpoint, Kind
 
-__all__ = ["BodySchema", "SchemaBuilder", "SchemaProblem", "ToolSchema", "make_view"]
+# excluded and make_view are re-exported for the registry and the cleanup.
+__all__ = [
+    "BodySchema",
+    "SchemaBuilder",
+    "SchemaProblem",
+    "ToolSchema",
+    "excluded",
+    "make_view",
+]
+
 
 logger = logging.getLogger("frisian_mcp")
-
-# Keywords that describe structure; constraints stay out of output schemas,
-# where stored data that predates a constraint would fail a correct answer.
-_STRUCTURAL = frozenset(
-    {"type", "properties", "items", "anyOf", "description", "title", "format"}
-    | {"additionalProperties", "$ref", "$defs"}
-)
-_NO_DEFAULT: Any = object()
 
 
 @dataclass(frozen=True)
 class BodySchema:
-    """A request body flattened to top-level properties.
-
-    ``argument`` names the one argument carrying a body that cannot be
-    flattened (a list, a free-form object).
-    """
+    """A request body as top-level properties, or as one ``argument``."""
 
     properties: Mapping[str, Any] = field(default_factory=dict)
     required: tuple[str, ...] = ()
@@ -73,11 +60,10 @@ class BodySchema:
 
 @dataclass(frozen=True)
 class ToolSchema:
-    """Everything the registry needs to know about one tool's arguments.
+    """What the registry knows about one tool's arguments.
 
     ``path_arguments``/``query_arguments`` map argument names to URL
-    variables and query parameters; ``filter_parameters`` are a list tool's
-    filter keys; ``comma_separated`` query parameters are sent joined.
+    variables and query parameters; ``comma_separated`` ones are sent joined.
     """
 
     input_schema: dict[str, Any]
@@ -101,14 +87,12 @@ class ToolSchema:
 
     @cached_property
     def validator(self) -> Draft202012Validator:
-        """A validator of the inputSchema with the root left open.
+        """A validator of the inputSchema whose root is open.
 
-        Undeclared arguments are the guards' to explain, far better than
-        "additional properties are not allowed" would.
+        The guards explain undeclared arguments better than jsonschema does.
         """
-        root = {
-            k: v for k, v in self.input_schema.items() if k != "additionalProperties"
-        }
+        root = dict(self.input_schema)
+        root.pop("additionalProperties", None)
         return Draft202012Validator(root)
 
 
@@ -121,75 +105,6 @@ class SchemaProblem:
     error: str
     detail: str
     fatal: bool
-
-
-def make_view(endpoint: Endpoint, generator: SchemaGenerator | None = None) -> Any:
-    """A throwaway view of ``endpoint`` as drf-spectacular makes it.
-
-    Its mock request carries the endpoint's version (path, namespace or
-    Accept header), its serializer context is DRF's base one and
-    ``get_queryset`` is memoized.
-    """
-    generator = generator or SchemaGenerator()
-    view: Any = generator.create_view(endpoint.callback, endpoint.method)
-    view.kwargs = dict(endpoint.fixed_kwargs)
-    view.request = spectacular_settings.GET_MOCK_REQUEST(
-        endpoint.method, endpoint.path, view, None
-    )
-    versioning = view.versioning_class
-    version = _version_of(endpoint, versioning) if versioning else None
-    if version:
-        if is_versioning_supported(versioning) and not issubclass(
-            versioning, NamespaceVersioning
-        ):
-            # Sets what the scheme reads: kwargs, or the accepted media type.
-            modify_for_versioning([], endpoint.method, endpoint.path, view, version)
-        view.request.version = version
-        view.request.versioning_scheme = versioning()
-    _lighten(view)
-    return view
-
-
-def excluded(endpoint: Endpoint) -> bool:
-    """Whether the view leaves ``endpoint`` out of its schema (``exclude=True``).
-
-    Only views whose schema class overrides ``is_excluded`` (as
-    ``@extend_schema`` does) are set up to ask.
-    """
-    cls = endpoint.view_class
-    handler = getattr(cls, endpoint.handler_name, None)
-    candidates = (
-        type(inspect.getattr_static(cls, "schema", None)),
-        (getattr(handler, "kwargs", None) or {}).get("schema"),
-    )
-    if not any(
-        isinstance(c, type) and getattr(c, "is_excluded", None) not in _PLAIN_EXCLUSION
-        for c in candidates
-    ):
-        return False
-    generator = SchemaGenerator()
-    with GENERATOR_STATS.silence():
-        try:
-            view = make_view(endpoint, generator)
-            return bool(_inspector(view, endpoint, generator, "^/").is_excluded())
-        except HOST_ERRORS:
-            return False  # building its schema reports the failure
-
-
-def _version_of(endpoint: Endpoint, versioning: Any) -> str | None:
-    """The API version a request to ``endpoint`` carries, as DRF would find it."""
-    if issubclass(versioning, NamespaceVersioning):
-        scheme = versioning()
-        found = [v for v in endpoint.namespace.split(":") if v]
-        return next(
-            (v for v in found if scheme.is_allowed_version(v)),
-            versioning.default_version,
-        )
-    param = getattr(versioning, "version_param", "version")
-    return endpoint.fixed_kwargs.get(param) or versioning.default_version
-
-
-_PLAIN_EXCLUSION = (None, AutoSchema.is_excluded)
 
 
 class SchemaBuilder:
@@ -207,7 +122,9 @@ class SchemaBuilder:
         with GENERATOR_STATS.silence(), patched_settings(patches):
             try:
                 view = make_view(endpoint, self.generator)
-                auto = _inspector(view, endpoint, self.generator, path_prefix)
+                auto = spectacular.inspector(
+                    view, endpoint, self.generator, path_prefix
+                )
                 if auto.is_excluded():
                     return None
                 return self._build(endpoint, view, auto)
@@ -220,92 +137,28 @@ class SchemaBuilder:
     def warn(self, endpoint: Endpoint, exc: Exception, *, fatal: bool) -> None:
         """Record and log a failure of the host's code for ``endpoint``."""
         cls = endpoint.view_class
-        problem = SchemaProblem(
-            view=f"{cls.__module__}.{cls.__qualname__}",
-            action=endpoint.action,
-            error=type(exc).__name__,
-            detail=str(exc)[:200],
-            fatal=fatal,
-        )
+        view, error = f"{cls.__module__}.{cls.__qualname__}", type(exc).__name__
+        problem = SchemaProblem(view, endpoint.action, error, str(exc)[:200], fatal)
         self.problems.append(problem)
+        outcome = "left out" if fatal else "degraded the schema of"
         logger.warning(
             "frisian_mcp: %s %s of %s (%s): %s: %s",
-            "left out" if fatal else "degraded the schema of",
-            problem.action,
-            problem.view,
-            endpoint.path,
-            problem.error,
-            problem.detail,
+            *(outcome, endpoint.action, view, endpoint.path, error, problem.detail),
         )
 
     def _build(self, endpoint: Endpoint, view: Any, auto: AutoSchema) -> ToolSchema:
-        kind = endpoint.kind
-        # spectacular renames {pk} to the model's pk name.
-        path_arguments = dict(
-            zip(PATH_VARIABLE.findall(auto.path), endpoint.path_variables, strict=False)
-        )
-        parameters = [p for p in auto._get_parameters() if isinstance(p, dict)]
-        paging = set()
-        if kind == Kind.LIST:
-            paging = {p.get("name") for p in auto._get_pagination_parameters()}
-        body = BodySchema()
-        if endpoint.method in ("POST", "PUT", "PATCH"):
-            body = self._body(view, auto)
-        if endpoint.method == "PATCH" and body.argument is None:
-            # Related fields keep their rules: partial means "may be left
-            # out", not "a reference may be incomplete".
-            props = {
-                k: v if k in body.relations else drop_required(v)
-                for k, v in body.properties.items()
-            }
-            defs = {k: drop_required(v) for k, v in body.defs.items()}
-            body = replace(body, properties=props, required=(), defs=defs)
-        elif kind == Kind.ACTION and body.required and not _declared_request(auto):
-            # An inferred body the action may not even read: requiring its
-            # fields would refuse calls the server accepts.
-            body = replace(body, required=())
-        components = _components(auto)
+        body = self._request_body(endpoint, view, auto)
         defs = dict(body.defs)
-        properties: dict[str, Any] = {}
-        required: list[str] = []
-        renamed: dict[str, str] = {}
-        for name, kwarg in path_arguments.items():
-            argument = f"lookup_{name}" if name in body.properties else name
-            renamed[argument] = kwarg
-            found = _parameter(parameters, name, "path", components, defs)
-            properties[argument] = found or {"type": "string"}
-            required.append(argument)
-        filters: dict[str, Any] = {}
-        query: dict[str, str] = {}
-        joined: set[str] = set()
-        for parameter in parameters:
-            name = str(parameter.get("name"))
-            if parameter.get("in") != "query" or name in paging:
-                continue
-            schema = _parameter(parameters, name, "query", components, defs) or {}
-            if parameter.get("explode") is False:
-                joined.add(name)
-            if kind == Kind.LIST:
-                filters[name] = schema
-                continue
-            taken = name in properties or name in body.properties
-            argument = f"query_{name}" if taken else name
-            query[argument] = name
-            properties[argument] = schema
-            if parameter.get("required"):
-                required.append(argument)
-        properties.update(body.properties)
-        required.extend(body.required)
+        url = _url_arguments(endpoint, auto, body, defs)
+        properties = {**url.properties, **body.properties}
+        required = [*url.required, *body.required]
         record = self._record(endpoint, view, auto)
         record_fields = tuple((record or {}).get("properties") or ())
-        protocol = arguments.declared_for(kind, filters, record_fields)
+        protocol = arguments.declared_for(endpoint.kind, url.filters, record_fields)
         for name, schema in protocol.items():
             properties.setdefault(name, schema)
-        input_schema: dict[str, Any] = {
-            "type": "object",
-            "properties": properties,
-            "additionalProperties": False,
-        }
+        input_schema: dict[str, Any] = {"type": "object", "properties": properties}
+        input_schema["additionalProperties"] = False
         if required:
             input_schema["required"] = list(dict.fromkeys(required))
         if defs:
@@ -314,33 +167,52 @@ class SchemaBuilder:
             input_schema=input_schema,
             description=str(auto.get_description() or "").strip(),
             summary=str(auto.get_summary() or "").strip(),
-            path_arguments=renamed,
-            query_arguments=query,
+            path_arguments=url.path,
+            query_arguments=url.query,
             body_fields=tuple(body.properties),
             body_argument=body.argument,
             relations=dict(body.relations),
-            filter_parameters=filters,
+            filter_parameters=url.filters,
             protocol_arguments=tuple(protocol),
-            comma_separated=frozenset(joined),
+            comma_separated=frozenset(url.joined),
             record_fields=record_fields,
             output_schema=output_schema(endpoint, record),
         )
 
+    def _request_body(
+        self, endpoint: Endpoint, view: Any, auto: AutoSchema
+    ) -> BodySchema:
+        if endpoint.method not in ("POST", "PUT", "PATCH"):
+            return BodySchema()
+        body = self._body(view, auto)
+        if endpoint.method == "PATCH" and body.argument is None:
+            # Partial means "may be left out", not "a reference may be
+            # incomplete": related fields keep their rules.
+            props = {
+                k: v if k in body.relations else drop_required(v)
+                for k, v in body.properties.items()
+            }
+            defs = {k: drop_required(v) for k, v in body.defs.items()}
+            return replace(body, properties=props, required=(), defs=defs)
+        if (
+            endpoint.kind == Kind.ACTION
+            and body.required
+            and not spectacular.declared_request(auto)
+        ):
+            # An inferred body the action may not even read.
+            return replace(body, required=())
+        return body
+
     def _body(self, view: Any, auto: AutoSchema) -> BodySchema:
-        serializer = _with_own_context(view, auto.get_request_serializer)
+        serializer = spectacular.serializer(view, auto.get_request_serializer)
         if serializer is None:
             return BodySchema()
         if not is_serializer(serializer):
-            raw = (
-                serializer
-                if isinstance(serializer, dict)
-                else build_basic_type(serializer)
-                if is_basic_type(serializer)
-                else None
-            )
+            raw = build_basic_type(serializer) if is_basic_type(serializer) else None
+            raw = serializer if isinstance(serializer, dict) else raw
             if not raw:
                 return BodySchema()
-            schema = to_json_schema(raw, _components(auto))
+            schema = to_json_schema(raw, spectacular.components(auto))
             return BodySchema(properties={"body": schema}, argument="body")
         key = (view.__class__, type(serializer))
         if key not in self._bodies:
@@ -352,38 +224,25 @@ class SchemaBuilder:
         if isinstance(serializer, serializers.ListSerializer):
             child = force_instance(serializer.child)
             component = auto.resolve_serializer(child, "request")
-            items = to_json_schema(component.ref or {}, _components(auto), defs)
-            return BodySchema(
-                properties={"body": {"type": "array", "items": items}},
-                required=("body",),
-                argument="body",
-                defs=defs,
+            items = to_json_schema(
+                component.ref or {}, spectacular.components(auto), defs
             )
+            array = {"body": {"type": "array", "items": items}}
+            return BodySchema(array, ("body",), argument="body", defs=defs)
         component = auto.resolve_serializer(serializer, "request")
         if component.schema is None:
             return BodySchema()
-        schema = to_json_schema(component.schema, _components(auto), defs)
+        schema = to_json_schema(component.schema, spectacular.components(auto), defs)
         fields = {n: f for n, f in serializer.fields.items() if not f.read_only}
         properties: dict[str, Any] = {}
         relations: dict[str, Relation] = {}
         for name, prop in (schema.get("properties") or {}).items():
             if prop.get("format") == "binary":
                 continue  # file uploads cannot travel in a JSON body
-            field_ = fields.get(name)
-            if field_ is None:
-                properties[name] = prop
-                continue
-            if _is_unmapped(field_):
-                prop = _unmapped(serializer, name, prop)
-            relation = describe_relation(name, field_)
-            if relation is not None and not _has_explicit_schema(field_):
-                relations[name] = relation
-                prop = relation_schema(relation, prop)
-            else:
-                _seal_nested(prop, field_)
-            default = _model_default(serializer, field_)
-            if default is not _NO_DEFAULT and "default" not in prop:
-                prop["default"] = default
+            if name in fields:
+                prop, relation = argument_schema(serializer, name, fields[name], prop)
+                if relation is not None:
+                    relations[name] = relation
             properties[name] = prop
         required = tuple(r for r in schema.get("required", ()) if r in properties)
         return BodySchema(properties, required, relations, defs=defs)
@@ -395,7 +254,7 @@ class SchemaBuilder:
         if endpoint.kind in (Kind.DELETE, Kind.ACTION):
             return None
         try:
-            serializer = _with_own_context(view, auto.get_response_serializers)
+            serializer = spectacular.serializer(view, auto.get_response_serializers)
             if not is_serializer(serializer) or isinstance(
                 serializer, serializers.ListSerializer
             ):
@@ -406,23 +265,80 @@ class SchemaBuilder:
             component = auto.resolve_serializer(serializer, "response")
             if component.schema is None:
                 return None
-            converted = to_json_schema(component.schema, _components(auto))
+            converted = to_json_schema(component.schema, spectacular.components(auto))
             fields: Any = serializer.fields
             readable = {n: f for n, f in fields.items() if not f.write_only}
         except HOST_ERRORS as exc:
             self.warn(endpoint, exc, fatal=False)
             return None
-        properties = {}
-        for name, prop in (converted.get("properties") or {}).items():
-            field_ = readable.get(name)
-            untyped = field_ is not None and (
-                _is_unmapped(field_) or _untyped_method(field_)
-            )
-            if untyped:
-                prop = {k: v for k, v in prop.items() if k == "description"}
-            properties[name] = _structural(prop)
+        properties = {
+            name: record_schema(readable.get(name), prop)
+            for name, prop in (converted.get("properties") or {}).items()
+        }
         record = self._records[key] = {"type": "object", "properties": properties}
         return record
+
+
+@dataclass
+class _URLArguments:
+    """The arguments a tool takes from its URL: path variables and query."""
+
+    properties: dict[str, Any] = field(default_factory=dict)
+    required: list[str] = field(default_factory=list)
+    path: dict[str, str] = field(default_factory=dict)
+    query: dict[str, str] = field(default_factory=dict)
+    filters: dict[str, Any] = field(default_factory=dict)
+    joined: set[str] = field(default_factory=set)
+
+
+def _url_arguments(
+    endpoint: Endpoint, auto: AutoSchema, body: BodySchema, defs: dict[str, Any]
+) -> _URLArguments:
+    """Path variables and query parameters; a list tool's query are filters."""
+    url, components = _URLArguments(), spectacular.components(auto)
+    found = spectacular.parameters(auto)
+    in_path = {p.get("name"): p for p in found if p.get("in") == "path"}
+    # spectacular renames {pk} to the model's pk name.
+    variables = PATH_VARIABLE.findall(auto.path)
+    for name, kwarg in zip(variables, endpoint.path_variables, strict=False):
+        argument = f"lookup_{name}" if name in body.properties else name
+        url.path[argument] = kwarg
+        schema = _parameter_schema(in_path.get(name), components, defs)
+        url.properties[argument] = schema or {"type": "string"}
+        url.required.append(argument)
+    paging = set()
+    if endpoint.kind == Kind.LIST:
+        paging = spectacular.pagination_parameters(auto)
+    for parameter in found:
+        name = str(parameter.get("name"))
+        if parameter.get("in") != "query" or name in paging:
+            continue
+        schema = _parameter_schema(parameter, components, defs) or {}
+        if parameter.get("explode") is False:
+            url.joined.add(name)
+        if endpoint.kind == Kind.LIST:
+            url.filters[name] = schema
+            continue
+        taken = name in url.properties or name in body.properties
+        argument = f"query_{name}" if taken else name
+        url.query[argument] = name
+        url.properties[argument] = schema
+        if parameter.get("required"):
+            url.required.append(argument)
+    return url
+
+
+def _parameter_schema(
+    parameter: Mapping[str, Any] | None,
+    components: Mapping[str, Any],
+    defs: dict[str, Any],
+) -> dict[str, Any] | None:
+    if parameter is None:
+        return None
+    schema = to_json_schema(parameter.get("schema") or {}, components, defs)
+    if parameter.get("description") and "description" not in schema:
+        schema["description"] = str(parameter["description"])
+    return schema
 
 
 def output_schema(
@@ -430,8 +346,8 @@ def output_schema(
 ) -> dict[str, Any] | None:
     """The outputSchema of a tool whose action is DRF's stock one.
 
-    Its primary shape is listed beside the shapes every tool may return: a
-    ``help`` document and, for writes, a ``validation`` report.
+    Beside its primary shape: a ``help`` document and, for writes, a
+    ``validation`` report (``mode: "validate"``).
     """
     action = ACTIONS.get(endpoint.action)
     cls = endpoint.view_class
@@ -439,33 +355,25 @@ def output_schema(
         return None
     # partial_update is stock only when the update it calls is.
     method = "update" if endpoint.action == "partial_update" else endpoint.action
-    if getattr(cls, method) is not getattr(action.mixin, method):
-        return None
     kind = action.kind
-    if kind != Kind.DELETE and record is None:
+    if getattr(cls, method) is not getattr(action.mixin, method) or (
+        kind != Kind.DELETE and record is None
+    ):
         return None
-    shapes = [_obj({"help": {"type": "object"}}, ["help"])]
+    records = {"type": "array", "items": record}
     if kind == Kind.LIST:
-        page = {
-            "results": {"type": "array", "items": record},
-            **{key: {"type": "integer"} for key in ("count", "page", "page_size")},
-            "has_more": {"type": "boolean"},
-            "next_token": {"type": "string"},
-        }
-        shapes.insert(
-            0, _obj(page, ["results", "count", "page", "page_size", "has_more"])
-        )
+        counts = {key: {"type": "integer"} for key in ("count", "page", "page_size")}
+        page = {"results": records, **counts, "has_more": {"type": "boolean"}}
+        page["next_token"] = {"type": "string"}
+        shapes = [_obj(page, ["results", "count", "page", "page_size", "has_more"])]
     elif kind == Kind.DELETE:
-        shapes.insert(0, _obj({"deleted": {"type": "boolean"}}, ["deleted"]))
+        shapes = [_obj({"deleted": {"type": "boolean"}}, ["deleted"])]
     else:
-        shapes.insert(0, record or {})
+        shapes = [record or {}]
     if kind == Kind.CREATE:
-        bulk = {
-            "created": {"type": "integer"},
-            "results": {"type": "array", "items": record},
-            "ids": {"type": "array"},
-        }
-        shapes.insert(1, _obj(bulk, ["created"]))
+        bulk = {"created": {"type": "integer"}, "results": records}
+        shapes.append(_obj({**bulk, "ids": {"type": "array"}}, ["created"]))
+    shapes.append(_obj({"help": {"type": "object"}}, ["help"]))
     if kind in (Kind.CREATE, Kind.UPDATE):
         shapes.append(_obj({"validation": {"type": "object"}}, ["validation"]))
     return {"type": "object", "anyOf": shapes}
@@ -473,176 +381,3 @@ def output_schema(
 
 def _obj(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
     return {"type": "object", "properties": properties, "required": required}
-
-
-def _inspector(
-    view: Any, endpoint: Endpoint, generator: SchemaGenerator, path_prefix: str
-) -> AutoSchema:
-    auto = view.schema
-    if not isinstance(auto, AutoSchema):
-        # A project whose DEFAULT_SCHEMA_CLASS is not spectacular's.
-        auto = view.schema = AutoSchema()
-    auto.registry = ComponentRegistry()
-    auto.path = generator.coerce_path(endpoint.path, endpoint.method, view)
-    auto.path_regex = endpoint.path_regex
-    auto.path_prefix = path_prefix
-    auto.method = endpoint.method
-    return auto
-
-
-def _structural(schema: Any) -> Any:
-    if not isinstance(schema, Mapping):
-        return schema
-    kept = {k: v for k, v in schema.items() if k in _STRUCTURAL}
-    return map_subschemas(kept, _structural)
-
-
-def _untyped_method(field_: Any) -> bool:
-    """A SerializerMethodField whose method declares no return type."""
-    if not isinstance(field_, serializers.SerializerMethodField):
-        return False
-    if _has_explicit_schema(field_):
-        return False
-    method = getattr(field_.parent, field_.method_name or "", None)
-    return "return" not in getattr(method, "__annotations__", {})
-
-
-def _declared_request(auto: AutoSchema) -> bool:
-    """Whether ``@extend_schema(request=...)`` names the action's body."""
-    if auto.__class__.get_request_serializer is AutoSchema.get_request_serializer:
-        return False
-    declared = force_instance(auto.get_request_serializer())
-    inferred = force_instance(auto._get_serializer())
-    return type(declared) is not type(inferred)
-
-
-def _lighten(view: Any) -> None:
-    """Give a throwaway view DRF's base context and a memoized queryset."""
-    own = getattr(view, "get_serializer_context", None)
-    if own is not None:
-        view.frisian_own_context = own
-        view.get_serializer_context = lambda: {
-            "request": view.request,
-            "format": None,
-            "view": view,
-        }
-    get_queryset = getattr(view, "get_queryset", None)
-    if callable(get_queryset):
-        memo: list[Any] = []
-
-        def memoized() -> Any:
-            if not memo:
-                memo.append(get_queryset())
-            return memo[0]
-
-        view.get_queryset = memoized
-
-
-def _with_own_context(view: Any, build: Callable[[], Any]) -> Any:
-    """``build()``; if the base context is not enough, with the view's own."""
-    try:
-        return force_instance(build())
-    except HOST_ERRORS:
-        own = getattr(view, "frisian_own_context", None)
-        if own is None:
-            raise
-        view.get_serializer_context = own
-        return force_instance(build())
-
-
-def _components(auto: AutoSchema) -> dict[str, Any]:
-    built = auto.registry.build({}).get("schemas", {})
-    return {name: schema for name, schema in built.items() if schema is not None}
-
-
-def _is_unmapped(field_: Any) -> bool:
-    """A project field subclassing ``Field`` directly with no declared schema."""
-    builtin = next(
-        (c for c in type(field_).__mro__ if c.__module__.startswith("rest_framework.")),
-        None,
-    )
-    return builtin is serializers.Field and not _has_explicit_schema(field_)
-
-
-def _unmapped(serializer: Any, name: str, schema: dict[str, Any]) -> dict[str, Any]:
-    policy = mcp_settings.UNMAPPED_FIELD_POLICY.upper()
-    where = f"{type(serializer).__name__}.{name}"
-    if policy == "RAISE":
-        raise SchemaError(
-            f"Field {where} has no JSON Schema mapping. Decorate its class with "
-            "@extend_schema_field(...) or set FRISIAN_MCP['UNMAPPED_FIELD_POLICY']."
-        )
-    if policy == "WARN":
-        logger.warning(
-            "frisian_mcp: field %s has no JSON Schema mapping; accepting any JSON "
-            "value for it. Decorate its class with @extend_schema_field(...).",
-            where,
-        )
-    note = "Any JSON value (the field declares no schema)."
-    result = {k: v for k, v in schema.items() if k == "title"}
-    description = schema.get("description")
-    result["description"] = f"{description} {note}" if description else note
-    return result
-
-
-def _model_default(serializer: Any, field_: Any) -> Any:
-    """The model field's constant default, when DRF made the field optional."""
-    model = getattr(getattr(serializer, "Meta", None), "model", None)
-    source = getattr(field_, "source", None)
-    if model is None or field_.required or not source or "." in source or source == "*":
-        return _NO_DEFAULT
-    try:
-        model_field = model._meta.get_field(source)
-    except FieldDoesNotExist:
-        return _NO_DEFAULT
-    default = getattr(model_field, "default", _NO_DEFAULT)
-    has_default = getattr(model_field, "has_default", lambda: False)()
-    if not has_default or callable(default):
-        return _NO_DEFAULT
-    return plain(default)
-
-
-def _has_explicit_schema(field_: Any) -> bool:
-    """Whether the project gave the field its own schema."""
-    return bool(
-        has_override(field_, "field")
-        or OpenApiSerializerFieldExtension.get_match(field_)
-    )
-
-
-def _seal_nested(schema: dict[str, Any], field_: Any) -> None:
-    """Refuse unknown keys inside nested serializers, as at the top level.
-
-    DRF drops them silently, which loses data as a typo'd key does.
-    """
-    target, node = field_, schema
-    if isinstance(field_, serializers.ListSerializer):
-        target, node = field_.child, schema.get("items") or {}
-    if not isinstance(target, serializers.Serializer) or not isinstance(node, dict):
-        return
-    nested = {n: f for n, f in target.fields.items() if not f.read_only}
-    for option in node.get("anyOf") or [node]:
-        if isinstance(option, dict) and option.get("type") in (
-            "object",
-            ["object", "null"],
-        ):
-            option.setdefault("additionalProperties", False)
-            for name, child in (option.get("properties") or {}).items():
-                if name in nested and isinstance(child, dict):
-                    _seal_nested(child, nested[name])
-
-
-def _parameter(
-    parameters: list[dict[str, Any]],
-    name: str,
-    location: str,
-    components: Mapping[str, Any],
-    defs: dict[str, Any],
-) -> dict[str, Any] | None:
-    for parameter in parameters:
-        if parameter.get("name") == name and parameter.get("in") == location:
-            schema = to_json_schema(parameter.get("schema") or {}, components, defs)
-            if parameter.get("description") and "description" not in schema:
-                schema["description"] = str(parameter["description"])
-            return schema
-    return None

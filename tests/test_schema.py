@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+from io import StringIO
 from typing import Any
 
 import pytest
+from django.core.management import call_command
+from django.test import override_settings
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from jsonschema import Draft202012Validator
 from rest_framework import generics, serializers
 
+from frisian_mcp.checks import check_tools
 from frisian_mcp.discovery import Endpoint
 from frisian_mcp.schema import SchemaBuilder
-from frisian_mcp.testing import MCPTestClient
+from frisian_mcp.testing import MCPError, MCPTestClient
 from tests.testapp.models import Book, Publisher, Shelf
 from tests.testapp.serializers import NativePublisherField
 
@@ -374,3 +378,126 @@ def test_unmapped_field_policy_ignore(caplog: pytest.LogCaptureFixture) -> None:
     assert schema is not None
     assert "type" not in schema
     assert caplog.text == ""
+
+
+# -- real-world view patterns (issue 11, items 1 and 9) ------------------------
+
+PATTERNS = override_settings(ROOT_URLCONF="tests.urls_schema_patterns")
+
+
+def _properties(tools: list[dict[str, Any]], name: str) -> dict[str, Any]:
+    (tool,) = [t for t in tools if t["name"] == name]
+    return dict(tool["inputSchema"]["properties"])
+
+
+@PATTERNS
+@pytest.mark.django_db
+def test_accept_header_versioned_views_see_a_negotiated_request() -> None:
+    mcp = MCPTestClient()
+    mcp.initialize()
+    tools = mcp.list_tools()
+    # No default version: request.version is None, the media type is set.
+    for name in ("accept__create", "unversioned__create"):
+        assert {"name", "country", "code"} <= _properties(tools, name).keys()
+    result = mcp.call_tool("unversioned__create", {"name": "Ace", "code": "a1"})
+    assert result.get("isError") is not True
+    assert Publisher.objects.filter(name="Ace", code="a1").exists()
+
+
+@PATTERNS
+@pytest.mark.django_db
+def test_action_with_a_declared_request_serializer_class() -> None:
+    publisher = Publisher.objects.create(name="Old")
+    mcp = MCPTestClient()
+    mcp.initialize()
+    tool = next(t for t in mcp.list_tools() if t["name"] == "declared__rename")
+    assert tool["inputSchema"]["required"] == ["id", "name"]
+    assert tool["inputSchema"]["properties"]["name"]["maxLength"] == 50
+    result = mcp.call_tool("declared__rename", {"id": publisher.pk, "name": "New"})
+    assert result["structuredContent"]["name"] == "New"
+
+
+@PATTERNS
+@pytest.mark.django_db
+def test_views_with_only_a_serializer_class_attribute() -> None:
+    mcp = MCPTestClient()
+    mcp.initialize()
+    tools = mcp.list_tools()
+    assert "name" in _properties(tools, "ping__post")
+    assert "name" in _properties(tools, "plain__preview")
+    assert {"name", "country"} <= _properties(tools, "plain__create").keys()
+    pong = mcp.call_tool("ping__post", {"name": "hi"})
+    assert pong["structuredContent"] == {"pong": "hi"}
+    mcp.call_tool("plain__create", {"name": "Bee"})
+    listed = mcp.call_tool("plain__list", {})["structuredContent"]["results"]
+    assert [row["name"] for row in listed] == ["Bee"]
+
+
+@PATTERNS
+@pytest.mark.django_db
+@pytest.mark.parametrize("layout", ["flat", "dispatcher"])
+def test_a_tool_whose_schema_fails_is_left_out_of_every_listing(layout: str) -> None:
+    with override_settings(
+        FRISIAN_MCP={"REQUIRE_AUTHENTICATION": False, "TOOL_LAYOUT": layout}
+    ):
+        mcp = MCPTestClient()
+        mcp.initialize()
+        names = {t["name"] for t in mcp.list_tools()}
+        if layout == "flat":
+            assert "broken__create" not in names
+            assert {"broken__list", "declared__rename", "ping__post"} <= names
+        else:
+            assert names == {"ping", "testapp"}  # grouped by app
+        with pytest.raises(MCPError) as info:
+            mcp.call_tool("broken__create", {"name": "x"})
+        assert info.value.code == -32602
+        assert info.value.data["code"] == "unknown_tool"
+        assert "broken__create" not in info.value.data["suggestions"]
+        assert mcp.call_tool("ping__post", {"name": "ok"})["structuredContent"]
+
+
+@PATTERNS
+@pytest.mark.django_db
+def test_a_hidden_tool_whose_schema_fails_is_an_unknown_tool() -> None:
+    mcp = MCPTestClient()
+    mcp.initialize()
+    assert not any(t["name"].startswith("hidden__") for t in mcp.list_tools())
+    for name in ("hidden__create", "hidden__list"):
+        with pytest.raises(MCPError) as info:
+            mcp.call_tool(name, {"name": "x"} if name.endswith("create") else {})
+        assert info.value.code == -32602, name
+        assert info.value.data["code"] == "unknown_tool"
+
+
+@PATTERNS
+def test_a_failing_schema_is_reported_by_check_and_the_tools_command() -> None:
+    messages = [m for m in check_tools() if m.id == "frisian_mcp.W003"]
+    texts = [m.msg for m in messages]
+    assert any(
+        "BrokenPublishers.create" in t and "AttributeError" in t for t in texts
+    ), texts
+    assert not any("Accept" in t or "Declared" in t or "Plain" in t for t in texts)
+    out, err = StringIO(), StringIO()
+    call_command("frisian_mcp_tools", stdout=out, stderr=err)
+    assert "Left out tests.urls_schema_patterns.BrokenPublishers.create" in (
+        err.getvalue()
+    )
+    assert "declared__rename" in out.getvalue()
+
+
+@PATTERNS
+@pytest.mark.django_db
+def test_the_renderer_format_parameter_is_no_filter_or_argument() -> None:
+    Publisher.objects.create(name="Ace")
+    mcp = MCPTestClient()
+    mcp.initialize()
+    tools = mcp.list_tools()
+    filters = _properties(tools, "formats__list")["filters"]["properties"]
+    assert "format" not in filters
+    assert "ordering" in filters
+    assert "format" not in _properties(tools, "formats__retrieve")
+    with pytest.raises(MCPError) as info:
+        mcp.call_tool("formats__list", {"filters": {"format": "csv"}})
+    assert info.value.code == -32602
+    listed = mcp.call_tool("formats__list", {"filters": {"ordering": "name"}})
+    assert [row["name"] for row in listed["structuredContent"]["results"]] == ["Ace"]

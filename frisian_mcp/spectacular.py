@@ -1,0 +1,188 @@
+"""The drf-spectacular seam (ADR 0008): a view and its ``AutoSchema`` per endpoint.
+
+The view is made as spectacular's generator makes it; every private
+spectacular API frisian_mcp relies on is called from this module only.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+from drf_spectacular.drainage import GENERATOR_STATS
+from drf_spectacular.generators import SchemaGenerator
+from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.plumbing import (
+    ComponentRegistry,
+    force_instance,
+    is_versioning_supported,
+    modify_for_versioning,
+)
+from drf_spectacular.settings import spectacular_settings
+from rest_framework.versioning import NamespaceVersioning
+
+from frisian_mcp.exceptions import HOST_ERRORS
+from frisian_mcp.types import Endpoint
+
+__all__ = [
+    "components",
+    "declared_request",
+    "excluded",
+    "inspector",
+    "make_view",
+    "pagination_parameters",
+    "parameters",
+    "serializer",
+]
+
+_PLAIN_EXCLUSION = (None, AutoSchema.is_excluded)
+
+
+def make_view(endpoint: Endpoint, generator: SchemaGenerator | None = None) -> Any:
+    """A throwaway view of ``endpoint`` as drf-spectacular makes it.
+
+    Its mock request carries what DRF's ``initial()`` sets (accepted
+    renderer and media type, version, versioning scheme), its serializer
+    context is DRF's base one and ``get_queryset`` is memoized.
+    """
+    generator = generator or SchemaGenerator()
+    view: Any = generator.create_view(endpoint.callback, endpoint.method)
+    view.kwargs = dict(endpoint.fixed_kwargs)
+    request = view.request = spectacular_settings.GET_MOCK_REQUEST(
+        endpoint.method, endpoint.path, view, None
+    )
+    # What APIView.initial() sets before any handler runs.
+    negotiated = view.perform_content_negotiation(request, force=True)
+    request.accepted_renderer, request.accepted_media_type = negotiated
+    versioning = view.versioning_class
+    version = _version_of(endpoint, versioning) if versioning else None
+    if (
+        version
+        and is_versioning_supported(versioning)
+        and not issubclass(versioning, NamespaceVersioning)
+    ):
+        # Sets what the scheme reads: kwargs, or the accepted media type.
+        modify_for_versioning([], endpoint.method, endpoint.path, view, version)
+    request.version = version
+    request.versioning_scheme = versioning() if versioning else None
+    _lighten(view)
+    return view
+
+
+def excluded(endpoint: Endpoint) -> bool:
+    """Whether the view leaves ``endpoint`` out of its schema (``exclude=True``)."""
+    cls = endpoint.view_class
+    handler = getattr(cls, endpoint.handler_name, None)
+    candidates = (
+        type(inspect.getattr_static(cls, "schema", None)),
+        (getattr(handler, "kwargs", None) or {}).get("schema"),
+    )
+    # Only schema classes overriding is_excluded (@extend_schema) can say so.
+    if not any(
+        isinstance(c, type) and getattr(c, "is_excluded", None) not in _PLAIN_EXCLUSION
+        for c in candidates
+    ):
+        return False
+    generator = SchemaGenerator()
+    with GENERATOR_STATS.silence():
+        try:
+            view = make_view(endpoint, generator)
+            return bool(inspector(view, endpoint, generator, "^/").is_excluded())
+        except HOST_ERRORS:
+            return False  # building its schema reports the failure
+
+
+def _version_of(endpoint: Endpoint, versioning: Any) -> str | None:
+    """The API version a request to ``endpoint`` carries, as DRF would find it."""
+    if issubclass(versioning, NamespaceVersioning):
+        scheme = versioning()
+        found = (v for v in endpoint.namespace.split(":") if v)
+        allowed = (v for v in found if scheme.is_allowed_version(v))
+        return next(allowed, versioning.default_version)
+    param = getattr(versioning, "version_param", "version")
+    return endpoint.fixed_kwargs.get(param) or versioning.default_version
+
+
+def inspector(
+    view: Any, endpoint: Endpoint, generator: SchemaGenerator, path_prefix: str
+) -> AutoSchema:
+    """The view's ``AutoSchema``, set up for one operation as the generator does."""
+    auto = view.schema
+    if not isinstance(auto, AutoSchema):
+        # A project whose DEFAULT_SCHEMA_CLASS is not spectacular's.
+        auto = view.schema = AutoSchema()
+    auto.registry = ComponentRegistry()
+    auto.path = generator.coerce_path(endpoint.path, endpoint.method, view)
+    auto.path_regex = endpoint.path_regex
+    auto.path_prefix = path_prefix
+    auto.method = endpoint.method
+    return auto
+
+
+def components(auto: AutoSchema) -> dict[str, Any]:
+    """The component schemas ``auto`` has registered so far, by name."""
+    built = auto.registry.build({}).get("schemas", {})
+    return {name: schema for name, schema in built.items() if schema is not None}
+
+
+def declared_request(auto: AutoSchema) -> bool:
+    """Whether ``@extend_schema(request=...)`` names the action's body."""
+    if auto.__class__.get_request_serializer is AutoSchema.get_request_serializer:
+        return False
+    declared = force_instance(auto.get_request_serializer())
+    inferred = force_instance(auto._get_serializer())
+    return type(declared) is not type(inferred)
+
+
+def _lighten(view: Any) -> None:
+    """Give a throwaway view DRF's base context and a memoized queryset."""
+    own = getattr(view, "get_serializer_context", None)
+    if own is not None:
+        view.frisian_own_context = own
+        view.get_serializer_context = lambda: {
+            "request": view.request,
+            "format": None,
+            "view": view,
+        }
+    get_queryset = getattr(view, "get_queryset", None)
+    if callable(get_queryset):
+        memo: list[Any] = []
+
+        def memoized() -> Any:
+            if not memo:
+                memo.append(get_queryset())
+            return memo[0]
+
+        view.get_queryset = memoized
+
+
+def serializer(view: Any, build: Callable[[], Any]) -> Any:
+    """The serializer ``build()`` gives, as an instance.
+
+    With DRF's base context first; if that is not enough, the view's own.
+    """
+    try:
+        return force_instance(build())
+    except HOST_ERRORS:
+        own = getattr(view, "frisian_own_context", None)
+        if own is None:
+            raise
+        view.get_serializer_context = own
+        return force_instance(build())
+
+
+def parameters(auto: AutoSchema) -> list[dict[str, Any]]:
+    """The operation's parameters, host ``@extend_schema`` and filters applied.
+
+    The renderer's ``format`` override is left out: frisian_mcp renders the
+    answer itself, and any other format only yields 406.
+    """
+    renderer_format = auto._get_format_parameters()
+    found = (p for p in auto._get_parameters() if isinstance(p, dict))
+    return [p for p in found if p not in renderer_format]
+
+
+def pagination_parameters(auto: AutoSchema) -> set[str]:
+    """The names of the view's own paging query parameters."""
+    return {str(p.get("name")) for p in auto._get_pagination_parameters()}
