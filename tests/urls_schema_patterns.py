@@ -38,11 +38,11 @@ class UnversionedDefault(AcceptHeaderVersioning):
     """Accept-header versioning with no default version (DRF's default)."""
 
 
-class AcceptVersionedPublishers(viewsets.ModelViewSet):
+class AcceptVersionedPublishers(viewsets.ModelViewSet[Publisher]):
     """Publishers versioned by the Accept header; the serializer reads it."""
 
     queryset = Publisher.objects.all()
-    versioning_class = AcceptVersioned
+    versioning_class: type[AcceptHeaderVersioning] = AcceptVersioned
 
     def get_serializer_class(self) -> Any:
         assert self.request.versioning_scheme is not None
@@ -63,7 +63,7 @@ class RenameSerializer(serializers.Serializer):  # type: ignore[type-arg]
     name = serializers.CharField(max_length=50)
 
 
-class DeclaredRequestPublishers(viewsets.ModelViewSet):
+class DeclaredRequestPublishers(viewsets.ModelViewSet[Publisher]):
     """An action whose body is declared as a serializer class."""
 
     queryset = Publisher.objects.all()
@@ -112,7 +112,7 @@ class CSVRenderer(BaseRenderer):
         return str(data).encode()
 
 
-class TwoFormatPublishers(viewsets.ReadOnlyModelViewSet):
+class TwoFormatPublishers(viewsets.ReadOnlyModelViewSet[Publisher]):
     """Two renderers: spectacular offers a ``format`` query parameter."""
 
     queryset = Publisher.objects.all()
@@ -136,7 +136,7 @@ class BrokenSerializer(serializers.Serializer):  # type: ignore[type-arg]
         raise AttributeError("needs a real request")
 
 
-class BrokenPublishers(viewsets.ModelViewSet):
+class BrokenPublishers(viewsets.ModelViewSet[Publisher]):
     """A host bug: its serializer fails for any mock request."""
 
     queryset = Publisher.objects.all()

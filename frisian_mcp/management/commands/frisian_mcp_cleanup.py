@@ -1,14 +1,12 @@
 """``manage.py frisian_mcp_cleanup``: report, or delete, orphaned empty rows.
 
-A thin CLI over :mod:`frisian_mcp.cleanup`: it parses the options, streams
-the report (a table, or one JSON document) to stdout, prints progress to
-stderr, asks before deleting, and maps the outcome to an exit code: 0 done
-(with or without candidates), 1 an error, 2 candidates left undeleted under
-``--fail-if-found``. docs/cleanup.md has examples.
+Exit codes: 0 done (found or not), 1 an error, 2 rows found and not deleted
+under ``--fail-if-found``. docs/cleanup.md describes every option.
 """
 
 from __future__ import annotations
 
+import collections
 import datetime as dt
 from typing import Any
 
@@ -16,27 +14,19 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.utils import timezone
-from django.utils.dateparse import parse_date, parse_datetime
+from django.utils.dateparse import parse_datetime
 
 from frisian_mcp.cleanup import (
     CANDIDATE,
     DELETED,
-    CleanupError,
-    CleanupSummary,
+    CleanupRun,
     Scope,
     build_plans,
-    check_scope,
-    log_summary,
-    run_cleanup,
+    with_progress,
+    write_json,
+    write_table,
 )
-from frisian_mcp.cleanup.reports import (
-    JSONReport,
-    Progress,
-    Report,
-    TableReport,
-    both,
-    plain,
-)
+from frisian_mcp.exceptions import CleanupError
 
 __all__ = ["Command"]
 
@@ -119,100 +109,80 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         """Scan, report, and delete when asked; raise for exit codes 1 and 2."""
-        using = options["database"]
+        using, batch_size = options["database"], options["batch_size"]
+        delete, as_json = options["delete"], options["format"] == "json"
+        ask = delete and options["interactive"]
         if using not in connections.settings:
             raise CommandError(f"Unknown database alias {using!r}.")
-        batch_size = options["batch_size"]
         if not 0 < batch_size <= MAX_BATCH_SIZE:
             raise CommandError(f"--batch-size must be between 1 and {MAX_BATCH_SIZE}.")
-        delete, interactive = options["delete"], options["interactive"]
-        as_json = options["format"] == "json"
-        if as_json and delete and interactive:
+        if as_json and ask:
             raise CommandError(
                 "--format json is for scripts and cannot ask for confirmation: add "
                 "--yes to delete, or leave out --delete for a dry run."
             )
-        scope = Scope(
-            ids=tuple(options["ids"]),
-            created_after=_moment(options["created_after"], "--created-after"),
-            created_before=_moment(options["created_before"], "--created-before"),
-        )
-        if (
-            scope.created_after
-            and scope.created_before
-            and scope.created_after >= scope.created_before
-        ):
+        after = _moment(options["created_after"], "--created-after")
+        before = _moment(options["created_before"], "--created-before")
+        if after and before and after >= before:
             raise CommandError("--created-after must be earlier than --created-before.")
+        scope = Scope(tuple(options["ids"]), after, before)
         try:
-            plans = build_plans(options["model"])
-            check_scope(plans, scope, named=bool(options["model"]))
+            plans = build_plans(options["model"], scope)
         except CleanupError as exc:
             raise CommandError(str(exc)) from exc
-
         verbosity = options["verbosity"]
-        report: Report = (
-            JSONReport(self.stdout)
-            if as_json
-            else TableReport(self.stdout, plans)
-            if verbosity
-            else Report()
-        )
-        progress = Progress(self.stderr, verbosity)
-        run = {"using": using, "scope": scope, "batch_size": batch_size}
-        if delete and interactive:
-            # Show what would go, ask, then scan again and delete: rows are
-            # re-checked either way, and nothing is held in memory meanwhile.
-            preview = run_cleanup(
-                plans, **run, on_rows=both(report, progress), audit=False
-            )
-            progress.done()
-            found = preview.total(CANDIDATE)
-            if not found or not self._confirm(preview):
-                log_summary(preview)
-                report.finish(preview, plans, verbosity)
-                if found:
-                    self.stdout.write("Cancelled; nothing was deleted.")
-                self._exit(preview, options["fail_if_found"])
-                return
-            if not as_json and verbosity:
-                report = TableReport(self.stdout, plans, hide=DELETED)
-            progress = Progress(self.stderr, verbosity)
-        report.start(using, delete)
-        summary = run_cleanup(
-            plans, **run, delete=delete, on_rows=both(report, progress)
-        )
-        progress.done()
-        report.finish(summary, plans, verbosity)
-        self._exit(summary, options["fail_if_found"])
 
-    def _confirm(self, preview: CleanupSummary) -> bool:
-        count, models = preview.total(CANDIDATE), preview.models_found
+        def report(run: CleanupRun, outcome: bool = True, hide: str = "") -> None:
+            batches = with_progress(self.stderr, run, verbosity)
+            if as_json:
+                write_json(self.stdout, batches, run)
+            elif verbosity:
+                shown = (batch for batch in batches if batch[2] != hide)
+                write_table(self.stdout, shown, run, verbosity, outcome=outcome)
+            else:
+                collections.deque(batches, maxlen=0)  # run it, show nothing
+
+        if ask:
+            # List, ask, then scan again and delete: rows are re-checked
+            # either way, and nothing is held in memory meanwhile.
+            preview = CleanupRun(plans, scope, using, batch_size=batch_size)
+            report(preview, outcome=False)
+            if not preview.total(CANDIDATE) or not self._confirm(preview):
+                preview.log()
+                if verbosity:
+                    write_table(self.stdout, (), preview, verbosity)
+                if preview.total(CANDIDATE):
+                    self.stdout.write("Cancelled; nothing was deleted.")
+                return self._exit(preview, options["fail_if_found"])
+        run = CleanupRun(plans, scope, using, delete, batch_size)
+        report(run, hide=DELETED if ask else "")
+        run.log()
+        self._exit(run, options["fail_if_found"])
+
+    def _confirm(self, preview: CleanupRun) -> bool:
         self.stderr.write(
-            f"Delete {count} orphaned empty row(s) of {models} model(s) from database "
-            f"{preview.using!r}? This cannot be undone.\n"
-            "Type 'yes' to continue, or 'no' to cancel: ",
-            style_func=plain,
+            f"Delete {preview.total(CANDIDATE)} orphaned empty row(s) of "
+            f"{preview.models_found} model(s) from database {preview.using!r}? This "
+            "cannot be undone.\nType 'yes' to continue, or 'no' to cancel: ",
+            style_func=str,
             ending="",
         )
         self.stderr.flush()
         try:
-            answer = input()
+            return input().strip().lower() in ("y", "yes")
         except EOFError:
             raise CommandError(
                 "No answer on standard input; pass --yes to delete without asking."
             ) from None
-        return answer.strip().lower() in ("y", "yes")
 
-    def _exit(self, summary: CleanupSummary, fail_if_found: bool) -> None:
-        for error in summary.errors:
+    def _exit(self, run: CleanupRun, fail_if_found: bool) -> None:
+        for error in run.errors:
             self.stderr.write(f"error: {error}")
-        if summary.errors:
+        if run.errors:
+            raise CommandError(f"{len(run.errors)} batch(es) could not be deleted.")
+        if fail_if_found and run.remaining:
             raise CommandError(
-                f"{len(summary.errors)} batch(es) could not be deleted.", returncode=1
-            )
-        if fail_if_found and summary.remaining:
-            raise CommandError(
-                f"{summary.remaining} orphaned empty row(s) found and not deleted.",
+                f"{run.remaining} orphaned empty row(s) found and not deleted.",
                 returncode=2,
             )
 
@@ -222,15 +192,13 @@ def _moment(value: str | None, option: str) -> dt.datetime | None:
     if value is None:
         return None
     try:
-        moment = parse_datetime(value)
-        if moment is None:
-            day = parse_date(value)
-            moment = dt.datetime.combine(day, dt.time()) if day is not None else None
+        moment = parse_datetime(value)  # a date alone is its midnight
     except ValueError:
         moment = None
     if moment is None:
         raise CommandError(
-            f"{option} wants an ISO date or date-time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z."
+            f"{option} wants an ISO date or date-time, e.g. 2026-01-31 or "
+            "2026-01-31T12:00:00Z."
         )
     if settings.USE_TZ and timezone.is_naive(moment):
         moment = timezone.make_aware(moment)
