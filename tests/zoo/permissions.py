@@ -33,6 +33,8 @@ class ZooObjectPermission(BasePermission):
             return True
         if request.method in SAFE_METHODS:
             return bool(user.groups.filter(name=READERS_GROUP).exists())
+        if request.method not in _ACTIONS:  # no write this class knows of
+            return False
         opts = view.get_queryset().model._meta  # type: ignore[attr-defined]
         perm = f"{opts.app_label}.{_ACTIONS[request.method]}_{opts.model_name}"
         return bool(user.has_perm(perm))

@@ -8,7 +8,7 @@ field) taking an id, a numeric string or an object of unique fields.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from django.core.exceptions import MultipleObjectsReturned, ObjectDoesNotExist
 from django.db import models
@@ -26,16 +26,18 @@ from tests.zoo.models import (
     Tag,
 )
 
+_MT = TypeVar("_MT", bound=models.Model)
+
 
 class ZooSerializerMixin:
     """Marks the zoo's serializers (the extension's target)."""
 
 
-class ZooSerializer(ZooSerializerMixin, serializers.Serializer):
+class ZooSerializer(ZooSerializerMixin, serializers.Serializer[Any]):
     """A plain zoo serializer."""
 
 
-class ZooModelSerializer(ZooSerializerMixin, serializers.ModelSerializer):
+class ZooModelSerializer(ZooSerializerMixin, serializers.ModelSerializer[_MT]):
     """A zoo model serializer."""
 
 
@@ -85,16 +87,20 @@ def resolve(queryset: Any, data: Any) -> Any:
         ) from None
 
 
-class WritableNestedSerializer(ZooModelSerializer):
+class WritableNestedSerializer(ZooModelSerializer[_MT]):
     """A brief related object: written as an id or an object of unique fields."""
 
     def to_internal_value(self, data: Any) -> Any:
         if data is None:
             return None
-        return resolve(self.Meta.model.objects.all(), data)
+        # The stubs type ``Meta.model`` with an unbound ``_MT``; bind it here.
+        model: type[_MT] = self.Meta.model
+        return resolve(model._default_manager.all(), data)
 
 
-class UniqueLookupRelatedField(serializers.RelatedField):
+class UniqueLookupRelatedField(
+    serializers.RelatedField[models.Model, models.Model, Any]
+):
     """A related field taking an id, a numeric string or unique fields."""
 
     def to_internal_value(self, data: Any) -> Any:
@@ -104,13 +110,13 @@ class UniqueLookupRelatedField(serializers.RelatedField):
         return value.pk
 
 
-class BriefManufacturerSerializer(WritableNestedSerializer):
+class BriefManufacturerSerializer(WritableNestedSerializer[Manufacturer]):
     class Meta:
         model = Manufacturer
         fields = ("id", "name", "slug")
 
 
-class BriefDeviceTypeSerializer(WritableNestedSerializer):
+class BriefDeviceTypeSerializer(WritableNestedSerializer[DeviceType]):
     class Meta:
         model = DeviceType
         fields = ("id", "manufacturer", "model", "slug")
@@ -118,13 +124,13 @@ class BriefDeviceTypeSerializer(WritableNestedSerializer):
         extra_kwargs = {"manufacturer": {"read_only": True}}
 
 
-class BriefTagSerializer(WritableNestedSerializer):
+class BriefTagSerializer(WritableNestedSerializer[Tag]):
     class Meta:
         model = Tag
         fields = ("id", "name", "slug")
 
 
-class ManufacturerSerializer(ZooModelSerializer):
+class ManufacturerSerializer(ZooModelSerializer[Manufacturer]):
     """A manufacturer; ``api_version`` is the version the request asked for."""
 
     api_version = serializers.SerializerMethodField()
@@ -138,7 +144,7 @@ class ManufacturerSerializer(ZooModelSerializer):
         return getattr(request, "version", None)
 
 
-class DeviceTypeSerializer(ZooModelSerializer):
+class DeviceTypeSerializer(ZooModelSerializer[DeviceType]):
     manufacturer = BriefManufacturerSerializer()
 
     class Meta:
@@ -146,13 +152,13 @@ class DeviceTypeSerializer(ZooModelSerializer):
         fields = ("id", "manufacturer", "model", "slug", "u_height")
 
 
-class TagSerializer(ZooModelSerializer):
+class TagSerializer(ZooModelSerializer[Tag]):
     class Meta:
         model = Tag
         fields = ("id", "name", "slug", "color")
 
 
-class CustomFieldSerializer(ZooModelSerializer):
+class CustomFieldSerializer(ZooModelSerializer[CustomField]):
     class Meta:
         model = CustomField
         fields = ("id", "name", "label")
@@ -175,7 +181,7 @@ class CustomFieldsField(serializers.JSONField):
         return value
 
 
-class DeviceSerializer(ZooModelSerializer):
+class DeviceSerializer(ZooModelSerializer[Device]):
     url = serializers.HyperlinkedIdentityField(view_name="zoo-api:device-detail")
     device_type = BriefDeviceTypeSerializer()
     tags = BriefTagSerializer(many=True, required=False)
@@ -208,7 +214,9 @@ class DeviceSerializer(ZooModelSerializer):
         return device
 
 
-class InterfaceSerializer(ZooSerializerMixin, serializers.HyperlinkedModelSerializer):
+class InterfaceSerializer(
+    ZooSerializerMixin, serializers.HyperlinkedModelSerializer[Interface]
+):
     """An interface; its device is a hyperlink, as in hyperlinked APIs."""
 
     url = serializers.HyperlinkedIdentityField(view_name="zoo-api:interface-detail")
@@ -221,7 +229,7 @@ class InterfaceSerializer(ZooSerializerMixin, serializers.HyperlinkedModelSerial
         fields = ("id", "url", "device", "name", "enabled", "mtu")
 
 
-class InventoryItemSerializer(ZooModelSerializer):
+class InventoryItemSerializer(ZooModelSerializer[InventoryItem]):
     device = UniqueLookupRelatedField(queryset=Device.objects.all())
 
     class Meta:

@@ -96,7 +96,7 @@ class ManufacturerVersioning(AcceptHeaderVersioning):
     default_version = "1.0"
 
 
-class ManufacturerViewSet(ProtectedDeleteMixin, viewsets.ModelViewSet):
+class ManufacturerViewSet(ProtectedDeleteMixin, viewsets.ModelViewSet[Manufacturer]):
     """Manufacturers; the API version comes from the Accept header."""
 
     queryset = Manufacturer.objects.order_by("pk")
@@ -105,7 +105,7 @@ class ManufacturerViewSet(ProtectedDeleteMixin, viewsets.ModelViewSet):
     filterset_fields = ("slug",)
 
 
-class DeviceTypeViewSet(ProtectedDeleteMixin, viewsets.ModelViewSet):
+class DeviceTypeViewSet(ProtectedDeleteMixin, viewsets.ModelViewSet[DeviceType]):
     """Device types, with their manufacturer as a brief nested object."""
 
     queryset = DeviceType.objects.select_related("manufacturer").order_by("pk")
@@ -122,7 +122,7 @@ class DeviceTypeViewSet(ProtectedDeleteMixin, viewsets.ModelViewSet):
         ]
     )
 )
-class DeviceViewSet(viewsets.ModelViewSet):
+class DeviceViewSet(viewsets.ModelViewSet[Device]):
     """Devices, guarded by the project's own permission class."""
 
     queryset = Device.objects.select_related("device_type").prefetch_related("tags")
@@ -162,7 +162,7 @@ _STRING_ID = OpenApiParameter(
     partial_update=extend_schema(parameters=[_STRING_ID]),
     destroy=extend_schema(parameters=[_STRING_ID]),
 )
-class InterfaceViewSet(viewsets.ModelViewSet):
+class InterfaceViewSet(viewsets.ModelViewSet[Interface]):
     """Interfaces, whose device is a hyperlink; ids are declared as strings."""
 
     queryset = Interface.objects.order_by("pk")
@@ -176,7 +176,7 @@ class TagVersioning(URLPathVersioning):
     default_version = "v1"
 
 
-class TagViewSet(viewsets.ModelViewSet):
+class TagViewSet(viewsets.ModelViewSet[Tag]):
     """Tags, versioned by a URL path segment."""
 
     queryset = Tag.objects.order_by("pk")
@@ -185,7 +185,7 @@ class TagViewSet(viewsets.ModelViewSet):
     filterset_fields = ("slug",)
 
 
-class CustomFieldViewSet(viewsets.ModelViewSet):
+class CustomFieldViewSet(viewsets.ModelViewSet[CustomField]):
     """Custom field definitions, versioned by URL namespace."""
 
     queryset = CustomField.objects.order_by("pk")
@@ -193,7 +193,7 @@ class CustomFieldViewSet(viewsets.ModelViewSet):
     versioning_class = NamespaceVersioning
 
 
-class InventoryItemViewSet(viewsets.ModelViewSet):
+class InventoryItemViewSet(viewsets.ModelViewSet[InventoryItem]):
     """A plugin's inventory items, mounted under nested namespaces."""
 
     queryset = InventoryItem.objects.order_by("pk")
