@@ -254,9 +254,20 @@ class ToolRegistry:
             if isinstance(name, str)
             else []
         )
-        # Left-out tools (no schema) are unknown too, never a suggestion.
+        # Left-out tools (no schema) are unknown too, never a suggestion; nor
+        # is a destructive tool of another resource than the one named.
+        resource = name.rpartition("__")[0] if isinstance(name, str) else ""
         tools = (self._tools[n] for n in close)
-        usable = (t.name for t in tools if seen(t) and t.schema is not None)
+        usable = (
+            t.name
+            for t in tools
+            if seen(t)
+            and t.schema is not None
+            and (
+                not t.annotations.get("destructiveHint")
+                or t.name.rpartition("__")[0] == resource
+            )
+        )
         suggestions = list(itertools.islice(usable, 3))
         message = "Unknown tool."
         if suggestions:

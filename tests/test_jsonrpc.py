@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 import pytest
+from django.conf import settings
 from django.test import Client, override_settings
 from django.urls import reverse
 
@@ -384,6 +385,35 @@ def test_unknown_tool_is_invalid_params_with_suggestions(mcp: MCPTestClient) -> 
     assert error.data["tool"] is None
     assert "contacts__create" in error.data["suggestions"]
     assert "contacts__creat " not in error.message
+
+
+@override_settings(
+    ROOT_URLCONF="tests.urls_parity",
+    REST_FRAMEWORK={
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_PERMISSION_CLASSES": [
+            "rest_framework.permissions.DjangoModelPermissions"
+        ],
+    },
+    FRISIAN_MCP={
+        "REQUIRE_AUTHENTICATION": True,
+        "AUTHENTICATION_CLASSES": ["rest_framework.authentication.TokenAuthentication"],
+    },
+)
+def test_no_destructive_suggestion_on_another_resource(demo_data: None) -> None:
+    from demo_project.management.commands.seed_demo import DEMO_TOKEN, STAFF_TOKEN
+
+    demo = MCPTestClient(headers={"Authorization": f"Token {DEMO_TOKEN}"})
+    demo.initialize()
+    with pytest.raises(MCPError) as info:
+        demo.call_tool("dcim__sites__destroy", {"id": 1})  # demo may not
+    suggested = info.value.data["suggestions"]
+    assert not [name for name in suggested if name.endswith("__destroy")]
+    staff = MCPTestClient(headers={"Authorization": f"Token {STAFF_TOKEN}"})
+    staff.initialize()
+    with pytest.raises(MCPError) as info:
+        staff.call_tool("dcim__sites__destory", {"id": 1})
+    assert info.value.data["suggestions"][0] == "dcim__sites__destroy"
 
 
 def test_unknown_tool_name_is_never_echoed(mcp: MCPTestClient) -> None:
