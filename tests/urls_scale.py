@@ -10,7 +10,9 @@ With all 300 viewsets that is 1,812 tools.
 
 ``FRISIAN_SCALE_VIEWSETS`` (default 300) registers only the first N
 viewsets in this module's ``urlpatterns``; :func:`build_urlpatterns` builds
-the patterns for any N, for in-process comparisons.
+the patterns for any N, for in-process comparisons. With
+``FRISIAN_SCALE_PERMISSION=custom`` every viewset checks the host's own
+:class:`ScalePermission`, as large projects do.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from typing import Any
 
 from django.db import models
 from django.urls import URLPattern, URLResolver, include, path
-from rest_framework import serializers, viewsets
+from rest_framework import permissions, serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -63,6 +65,21 @@ class _ScaleActions:
     def summary(self, request: Request) -> Response:
         """Count the objects by status."""
         return Response({})
+
+
+class ScalePermission(permissions.BasePermission):
+    """A host's own rule, no stock subclass: reads open, writes need perms."""
+
+    _ACTIONS = {"POST": "add", "PUT": "change", "PATCH": "change", "DELETE": "delete"}
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        if request.method in permissions.SAFE_METHODS:
+            return True
+        meta = view.queryset.model._meta
+        action = self._ACTIONS.get(request.method or "", "change")
+        return bool(
+            request.user.has_perm(f"{meta.app_label}.{action}_{meta.model_name}")
+        )
 
 
 def _display(self: Any, obj: models.Model) -> str:
@@ -110,6 +127,8 @@ def viewset_for(index: int) -> type[viewsets.ModelViewSet[Any]]:
         attrs["search_fields"] = ["name", "notes"]
     if index % 3 == 0:
         attrs["ordering_fields"] = ["name", "quantity", "created"]
+    if os.environ.get("FRISIAN_SCALE_PERMISSION") == "custom":
+        attrs["permission_classes"] = [ScalePermission]
     bases: tuple[type[Any], ...] = (viewsets.ModelViewSet,)
     if index % 50 == 0:
         bases = (_ScaleActions, viewsets.ModelViewSet)
