@@ -129,22 +129,30 @@ def _check_classes() -> list[checks.CheckMessage]:
     return errors
 
 
+def _numbers(values: dict[str, Any]) -> list[str]:
+    """What is wrong with the numeric settings."""
+    problems = []
+    for key in (
+        *_POSITIVE_INTS,
+        "CACHE_TTL_MS",
+        "OUTPUT_SCHEMA_LIMIT",
+        "FILTER_LIST_LIMIT",
+    ):
+        value, least = values[key], 1 if key in _POSITIVE_INTS else 0
+        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            kind = "a positive integer" if least else "an integer of 0 or more"
+            problems.append(f"{key} must be {kind}")
+    if not problems and values["PAGE_SIZE"] > values["MAX_PAGE_SIZE"]:
+        problems.append("PAGE_SIZE must not exceed MAX_PAGE_SIZE")
+    return problems
+
+
 def _check_values(user: dict[str, Any]) -> list[checks.CheckMessage]:
-    problems: list[str] = []
     values = {**DEFAULTS, **user}
-    for key in _POSITIVE_INTS:
-        value = values[key]
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            problems.append(f"{key} must be a positive integer")
-    for key in ("CACHE_TTL_MS", "OUTPUT_SCHEMA_LIMIT", "FILTER_LIST_LIMIT"):
-        value = values[key]
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            problems.append(f"{key} must be an integer of 0 or more")
+    problems = _numbers(values)
     alias = values["CACHE"]
     if alias is not None and alias not in settings.CACHES:
         problems.append("CACHE must be None or an alias in the CACHES setting")
-    if not problems and values["PAGE_SIZE"] > values["MAX_PAGE_SIZE"]:
-        problems.append("PAGE_SIZE must not exceed MAX_PAGE_SIZE")
     for key, choices in _CHOICES.items():
         if values[key] not in choices:
             problems.append(f"{key} must be one of " + ", ".join(map(repr, choices)))

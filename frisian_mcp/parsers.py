@@ -10,6 +10,7 @@ validator's stack.
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import re
 from typing import Any
@@ -58,21 +59,7 @@ def parse(payload: bytes, max_depth: int) -> Any:
     is readable text).
     """
     duplicates: list[_Duplicated] = []
-
-    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
-        obj = dict(items)
-        if len(obj) == len(items):
-            return obj
-        marked = _Duplicated(obj)
-        seen: set[str] = set()
-        for key, _ in items:
-            if key in seen:
-                marked.key = key
-                break
-            seen.add(key)
-        duplicates.append(marked)
-        return marked
-
+    pairs = functools.partial(_pairs, duplicates)
     too_deep = InvalidRequest(
         f"Invalid request: the body nests arrays and objects deeper than "
         f"{max_depth} levels."
@@ -114,6 +101,24 @@ def parse(payload: bytes, max_depth: int) -> Any:
             InvalidRequest("Invalid request: the body must be a JSON object.")
         )
     return message
+
+
+def _pairs(
+    duplicates: list[_Duplicated], items: list[tuple[str, Any]]
+) -> dict[str, Any]:
+    """``json.loads``' object hook: a dict, marked when a key repeats."""
+    obj = dict(items)
+    if len(obj) == len(items):
+        return obj
+    marked = _Duplicated(obj)
+    seen: set[str] = set()
+    for key, _ in items:
+        if key in seen:
+            marked.key = key
+            break
+        seen.add(key)
+    duplicates.append(marked)
+    return marked
 
 
 def readable_id(message: Any) -> Any:

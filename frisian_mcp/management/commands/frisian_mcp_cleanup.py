@@ -44,68 +44,8 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         """Declare the options (docs/cleanup.md describes each)."""
-        parser.add_argument(
-            "--model",
-            action="append",
-            default=[],
-            metavar="APP_LABEL.MODEL",
-            help="Only this exposed model (repeatable). Default: every exposed model.",
-        )
-        parser.add_argument(
-            "--id",
-            action="append",
-            default=[],
-            dest="ids",
-            metavar="ID",
-            help="Only rows with this id, or whose UUID/text id starts with it "
-            "(repeatable), e.g. --id 6b7e67eb.",
-        )
-        parser.add_argument(
-            "--created-after",
-            metavar="WHEN",
-            help="Only rows created at or after WHEN (ISO date or date-time; "
-            "models without a creation timestamp are skipped).",
-        )
-        parser.add_argument(
-            "--created-before",
-            metavar="WHEN",
-            help="Only rows created before WHEN (ISO date or date-time).",
-        )
-        parser.add_argument(
-            "--delete",
-            action="store_true",
-            help="Delete the candidates (after confirmation unless --yes).",
-        )
-        parser.add_argument(
-            "--yes",
-            "--no-input",
-            "--noinput",
-            action="store_false",
-            dest="interactive",
-            help="Do not ask for confirmation before deleting.",
-        )
-        parser.add_argument(
-            "--batch-size",
-            type=int,
-            default=500,
-            help="Rows deleted per transaction (default 500, at most 10000).",
-        )
-        parser.add_argument(
-            "--format",
-            choices=("table", "json"),
-            default="table",
-            help="table (default) for people, json (one document) for scripts.",
-        )
-        parser.add_argument(
-            "--fail-if-found",
-            action="store_true",
-            help="Exit with status 2 when candidates remain undeleted (monitoring).",
-        )
-        parser.add_argument(
-            "--database",
-            default=DEFAULT_DB_ALIAS,
-            help='The database alias to clean (default "default").',
-        )
+        for flags, spec in _OPTIONS:
+            parser.add_argument(*flags, **spec)
 
     def handle(self, *args: Any, **options: Any) -> None:
         """Scan, report, and delete when asked; raise for exit codes 1 and 2."""
@@ -203,3 +143,88 @@ def _moment(value: str | None, option: str) -> dt.datetime | None:
     if settings.USE_TZ and timezone.is_naive(moment):
         moment = timezone.make_aware(moment)
     return moment
+
+
+#: The command's options: flags and ``add_argument`` keywords.
+_OPTIONS: tuple[tuple[tuple[str, ...], dict[str, Any]], ...] = (
+    (
+        ("--model",),
+        {
+            "action": "append",
+            "default": [],
+            "metavar": "APP_LABEL.MODEL",
+            "help": "Only this exposed model (repeatable). Default: every exposed model.",
+        },
+    ),
+    (
+        ("--id",),
+        {
+            "action": "append",
+            "default": [],
+            "dest": "ids",
+            "metavar": "ID",
+            "help": "Only rows with this id, or whose UUID/text id starts with it "
+            "(repeatable), e.g. --id 6b7e67eb.",
+        },
+    ),
+    (
+        ("--created-after",),
+        {
+            "metavar": "WHEN",
+            "help": "Only rows created at or after WHEN (ISO date or date-time; "
+            "models without a creation timestamp are skipped).",
+        },
+    ),
+    (
+        ("--created-before",),
+        {
+            "metavar": "WHEN",
+            "help": "Only rows created before WHEN (ISO date or date-time).",
+        },
+    ),
+    (
+        ("--delete",),
+        {
+            "action": "store_true",
+            "help": "Delete the candidates (after confirmation unless --yes).",
+        },
+    ),
+    (
+        ("--yes", "--no-input", "--noinput"),
+        {
+            "action": "store_false",
+            "dest": "interactive",
+            "help": "Do not ask for confirmation before deleting.",
+        },
+    ),
+    (
+        ("--batch-size",),
+        {
+            "type": int,
+            "default": 500,
+            "help": "Rows deleted per transaction (default 500, at most 10000).",
+        },
+    ),
+    (
+        ("--format",),
+        {
+            "choices": ("table", "json"),
+            "default": "table",
+            "help": "table (default) for people, json (one document) for scripts.",
+        },
+    ),
+    (
+        ("--fail-if-found",),
+        {
+            "action": "store_true",
+            "help": "Exit with status 2 when candidates remain undeleted (monitoring).",
+        },
+    ),
+    (
+        ("--database",),
+        {
+            "default": DEFAULT_DB_ALIAS,
+            "help": 'The database alias to clean (default "default").',
+        },
+    ),
+)
