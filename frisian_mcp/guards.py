@@ -40,7 +40,7 @@ def check(
     view's access checks can run before the error is reported.
     """
     call = Call(path_kwargs=_path_kwargs(schema, args))
-    args = coerce(schema.input_schema, args)
+    args = _path_ids(schema, coerce(schema.input_schema, args))
     try:
         found = _validate(schema, args)
         options, rest = arguments.split(schema.protocol_arguments, args)
@@ -367,6 +367,21 @@ def _path_kwargs(schema: ToolSchema, args: Mapping[str, Any]) -> dict[str, str]:
         for name, kwarg in schema.path_arguments.items()
         if isinstance(args.get(name), str | int) and not isinstance(args[name], bool)
     }
+
+
+def _path_ids(schema: ToolSchema, args: dict[str, Any]) -> dict[str, Any]:
+    """Integer ids as decimal text where a path argument is typed string.
+
+    Lossless: the URL carries text either way (issue 11 item 13).
+    """
+    properties = schema.input_schema.get("properties") or {}
+    for name in schema.path_arguments:
+        value = args.get(name)
+        types = arguments.schema_types(properties.get(name) or {})
+        numeric = {"integer", "number"} & set(types)
+        if type(value) is int and "string" in types and not numeric:
+            args[name] = str(value)
+    return args
 
 
 def _pairs(name: str, value: Any, schema: ToolSchema) -> list[tuple[str, str]]:

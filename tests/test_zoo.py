@@ -726,13 +726,6 @@ def test_interface_retrieve_with_the_string_id_the_schema_declares(
     assert over_mcp.body["device"] == f"{CANONICAL}{API}/dcim/devices/{core}/"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 11 item 13: the path id is declared as a string "
-    "(OpenApiParameter('id', STR, PATH)); the integer id every result "
-    "carries is refused by jsonschema validation: -32602 invalid_argument, "
-    "field id, code invalid_type 'must be a string', not converted",
-)
 @pytest.mark.parametrize(
     ("method", "action", "change"),
     [
@@ -750,6 +743,31 @@ def test_a_string_path_id_takes_the_integer_id(
         f"dcim__interfaces__{action}",
         {"id": pk, **change},
     )
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "field"),
+    [
+        # Only path ids are converted: a body field typed string stays strict.
+        ("dcim__interfaces__create", {"device": 0, "name": 5}, "name"),
+        # A boolean is no id, even where Python counts it as an integer.
+        ("dcim__interfaces__partial_update", {"id": True, "mtu": 9000}, "id"),
+        ("dcim__interfaces__destroy", {"id": 1.5}, "id"),
+    ],
+)
+def test_only_an_integer_path_id_becomes_a_string(
+    world: Any, mcp: MCPTestClient, tool: str, arguments: dict[str, Any], field: str
+) -> None:
+    if "device" in arguments:
+        arguments["device"] = f"{CANONICAL}{API}/dcim/devices/{world['core'].pk}/"
+    before = rows()
+    with pytest.raises(MCPError) as info:
+        mcp.call_tool(tool, arguments)
+    assert info.value.code == -32602
+    assert info.value.data["code"] == "invalid_argument"
+    assert [f["field"] for f in info.value.data["fields"]] == [field]
+    assert info.value.data["fields"][0]["code"] == "invalid_type"
+    assert rows() == before
 
 
 def test_interface_create_with_the_device_url(world: Any, zoo: Parity) -> None:
