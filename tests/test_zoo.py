@@ -554,6 +554,34 @@ def test_help_shows_the_dynamic_filters(world: Any, mcp: MCPTestClient) -> None:
     assert "cf_rack" in result["structuredContent"]["help"]["filters"]
 
 
+def _refused(mcp: MCPTestClient, tool: str, arguments: dict[str, Any]) -> Any:
+    """The -32602 error data of a call that must be refused and write nothing."""
+    before = rows()
+    with pytest.raises(MCPError) as info:
+        mcp.call_tool(tool, arguments)
+    assert info.value.code == -32602
+    assert rows() == before
+    return info.value.data
+
+
+@pytest.mark.parametrize(
+    ("tool", "key"),
+    [
+        ("dcim__device-types__list", "manufacturer"),
+        ("dcim__interfaces__list", "device"),
+    ],
+)
+def test_a_filter_backends_error_names_the_filters_key(
+    world: Any, mcp: MCPTestClient, tool: str, key: str
+) -> None:
+    # The schema takes any integer; django-filter refuses an id it cannot find.
+    data = _refused(mcp, tool, {"filters": {key: 987654}})
+    assert data["code"] == "validation_failed"
+    (entry,) = data["fields"]
+    assert (entry["field"], entry["code"]) == (f"filters.{key}", "invalid_choice")
+    assert "987654" not in json.dumps(data)
+
+
 def test_device_retrieve_gives_the_canonical_absolute_url(
     world: Any, zoo: Parity
 ) -> None:
