@@ -525,15 +525,6 @@ def test_format_is_not_offered_as_a_filter(mcp: MCPTestClient) -> None:
         assert "format" not in filters.get("properties", {}), tool["name"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 11 item 3: the cf_<name> filters DeviceFilterSet adds in "
-    "__init__ are missing from the filters schema (built from spectacular's "
-    "class-level parameters; additionalProperties false), so "
-    "filters={'cf_rack': ...} is refused: -32602 invalid_argument, field "
-    "filters, code unknown_key 'has keys that are not allowed: cf_rack'; "
-    "REST filters by it",
-)
 def test_a_filter_added_in_the_filter_sets_init(world: Any, zoo: Parity) -> None:
     _, over_mcp = zoo.same(
         "GET /dcim/devices/",
@@ -544,11 +535,6 @@ def test_a_filter_added_in_the_filter_sets_init(world: Any, zoo: Parity) -> None
     assert [d["name"] for d in over_mcp.body["results"]] == ["edge-1"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 11 item 3: help's 'filters' on dcim__devices__list lists "
-    "only the class-level filters; the per-instance cf_rack is missing",
-)
 def test_help_shows_the_dynamic_filters(world: Any, mcp: MCPTestClient) -> None:
     result = mcp.call_tool("dcim__devices__list", {"help": True})
     assert "cf_rack" in result["structuredContent"]["help"]["filters"]
@@ -562,6 +548,57 @@ def _refused(mcp: MCPTestClient, tool: str, arguments: dict[str, Any]) -> Any:
     assert info.value.code == -32602
     assert rows() == before
     return info.value.data
+
+
+def test_the_listing_leaves_per_instance_filters_to_help(mcp: MCPTestClient) -> None:
+    tools = {tool["name"]: tool for tool in mcp.list_tools()}
+    growing = tools["dcim__devices__list"]["inputSchema"]["properties"]["filters"]
+    assert growing["additionalProperties"] is not False
+    assert "help" in growing["description"]
+    fixed = tools["dcim__interfaces__list"]["inputSchema"]["properties"]["filters"]
+    assert fixed["additionalProperties"] is False
+
+
+def test_an_unknown_key_of_a_growing_filter_set_is_refused(
+    world: Any, mcp: MCPTestClient
+) -> None:
+    data = _refused(
+        mcp, "dcim__devices__list", {"filters": {"cf_shelf": "SECRET-zz-9"}}
+    )
+    assert data["code"] == "invalid_argument"
+    (entry,) = data["fields"]
+    assert (entry["field"], entry["code"]) == ("filters", "unknown_key")
+    assert "cf_shelf" in entry["message"]
+    assert "allowed keys: cf_rack, device_type" in entry["message"]
+    assert "SECRET-zz-9" not in json.dumps(data)
+
+
+def test_a_per_instance_filter_keeps_its_type(world: Any, mcp: MCPTestClient) -> None:
+    data = _refused(mcp, "dcim__devices__list", {"filters": {"cf_rack": 424242}})
+    assert data["code"] == "invalid_argument"
+    (entry,) = data["fields"]
+    assert (entry["field"], entry["code"]) == ("filters.cf_rack", "invalid_type")
+    assert "424242" not in json.dumps(data)
+
+
+def test_filters_follow_custom_fields_changed_after_the_listing(
+    world: Any, mcp: MCPTestClient
+) -> None:
+    mcp.list_tools()  # the schemas are built
+    CustomField.objects.create(name="row", label="Row")
+    Device.objects.filter(name="vault-1").update(custom_fields={"row": "7"})
+    CustomField.objects.filter(name="rack").delete()
+    page = mcp.call_tool("dcim__devices__list", {"filters": {"cf_row": "7"}})
+    assert [d["name"] for d in page["structuredContent"]["results"]] == ["vault-1"]
+    documented = mcp.call_tool("dcim__devices__list", {"help": True})
+    keys = documented["structuredContent"]["help"]["filters"]
+    assert "cf_row" in keys
+    assert "cf_rack" not in keys
+    data = _refused(mcp, "dcim__devices__list", {"filters": {"cf_rack": "r1"}})
+    assert (data["fields"][0]["field"], data["fields"][0]["code"]) == (
+        "filters",
+        "unknown_key",
+    )
 
 
 @pytest.mark.parametrize(
