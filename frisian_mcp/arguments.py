@@ -14,9 +14,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from django.core import signing
-from jsonschema import Draft202012Validator
 
 from frisian_mcp.conf import mcp_settings
+from frisian_mcp.examples import example_arguments, schema_types
 from frisian_mcp.exceptions import ToolInputError
 from frisian_mcp.types import Call, ErrorCode, JSONObject, Kind, ListState
 
@@ -24,10 +24,11 @@ __all__ = [
     "NAMES",
     "BadToken",
     "declared_for",
-    "example_arguments",
+    "explanation",
     "finish",
     "help_document",
     "list_state",
+    "schema_types",
     "sign",
     "split",
     "unsign",
@@ -49,65 +50,110 @@ _KINDS = {
 NAMES = frozenset(_KINDS)
 
 
+#: Each protocol argument's one-sentence description in the listing, and
+#: its full explanation in ``help`` (docs/listing.md).
+_DOCS = {
+    "help": (
+        "true: document this tool, run nothing.",
+        "true: return this tool's documentation (arguments, lookups, filters, "
+        "an example call) instead of running it.",
+    ),
+    "mode": (
+        '"validate": check only, write nothing.',
+        '"validate": run every check and the API\'s own validation and report '
+        'what would be written, writing nothing; "execute" (default) writes.',
+    ),
+    "filters": (
+        "The API's filters, by key.",
+        "Filter, search and ordering parameters, applied by the API's own filter "
+        "backends. Only the keys listed under 'filters' are accepted.",
+    ),
+    "page": (
+        "Page number, from 1.",
+        "Page number to return, starting at 1 (default 1).",
+    ),
+    "page_size": ("Rows per page.", "Rows per page (default {size}, at most {top})."),
+    "continuation_token": (
+        "A result's next_token: its next page.",
+        "The next_token of a previous result: returns the next page with the "
+        "same filters, page size and filter_keys.",
+    ),
+    "filter_keys": (
+        "Return only these record fields.",
+        "Return only these fields of each record, to keep responses small.",
+    ),
+}
+_GROWING = (
+    "The API's filters, by key; help lists those added per instance.",
+    " Filter sets of this API add filters per instance (such as one per "
+    "custom field): 'filters' lists those that exist now, and any of them is "
+    "accepted.",
+)
+#: The value of a filter key the schema cannot name in advance.
+_ANY_FILTER = {
+    "type": ["string", "number", "boolean", "array"],
+    "items": {"type": ["string", "number", "boolean"]},
+}
+
+
 def declared_for(
-    kind: Kind, filters: Mapping[str, Any], record_fields: tuple[str, ...]
+    kind: Kind,
+    filters: Mapping[str, Any],
+    record_fields: tuple[str, ...],
+    *,
+    growing: bool = False,
 ) -> dict[str, JSONObject]:
-    """``{name: schema}`` of the protocol arguments a tool of ``kind`` takes."""
-    top = mcp_settings.MAX_PAGE_SIZE
+    """``{name: schema}`` of the protocol arguments a tool of ``kind`` takes.
+
+    ``growing``: the view's filter sets add filters per instance, so the
+    ``filters`` object takes keys beyond ``filters``, checked per call.
+    """
+    filtering: JSONObject | None = None
+    if filters or growing:
+        filtering = {
+            "type": "object",
+            "properties": {name: filters[name] for name in sorted(filters)},
+            "additionalProperties": copy.deepcopy(_ANY_FILTER) if growing else False,
+        }
     schemas: dict[str, JSONObject | None] = {
-        "help": {
-            "type": "boolean",
-            "description": "true: return this tool's documentation (arguments, "
-            "lookups, an example call) instead of running it.",
-        },
+        "help": {"type": "boolean"},
         "mode": {
             "type": "string",
             "enum": ["execute", "validate"],
             "default": "execute",
-            "description": '"validate": run every check and report what would be '
-            "written, writing nothing.",
         },
-        "filters": {
-            "type": "object",
-            "properties": {name: filters[name] for name in sorted(filters)},
-            "additionalProperties": False,
-            "description": "Filter, search and ordering parameters, applied by the "
-            "API's own filter backends. Only the keys listed here are accepted.",
-        }
-        if filters
-        else None,
-        "page": {
-            "type": "integer",
-            "minimum": 1,
-            "description": "Page number to return, starting at 1 (default 1).",
-        },
+        "filters": filtering,
+        "page": {"type": "integer", "minimum": 1, "default": 1},
         "page_size": {
             "type": "integer",
             "minimum": 1,
-            "maximum": top,
-            "description": f"Rows per page (default {mcp_settings.PAGE_SIZE}, at most {top}).",
+            "maximum": mcp_settings.MAX_PAGE_SIZE,
+            "default": mcp_settings.PAGE_SIZE,
         },
-        "continuation_token": {
-            "type": "string",
-            "minLength": 1,
-            "description": "The next_token of a previous result: returns the next "
-            "page with the same filters.",
-        },
+        "continuation_token": {"type": "string", "minLength": 1},
         "filter_keys": {
             "type": "array",
             "items": {"type": "string", "enum": list(record_fields)},
             "minItems": 1,
             "uniqueItems": True,
-            "description": "Return only these fields of each record (smaller responses).",
         }
         if record_fields
         else None,
     }
-    return {
-        name: schema
-        for name, schema in schemas.items()
-        if schema is not None and kind in _KINDS[name]
-    }
+    declared = {}
+    for name, schema in schemas.items():
+        if schema is not None and kind in _KINDS[name]:
+            short = _GROWING[0] if growing and name == "filters" else _DOCS[name][0]
+            declared[name] = {**schema, "description": short}
+    return declared
+
+
+def explanation(name: str, *, growing: bool = False) -> str:
+    """The full explanation of protocol argument ``name``, for ``help``."""
+    text = _DOCS[name][1].format(
+        size=mcp_settings.PAGE_SIZE, top=mcp_settings.MAX_PAGE_SIZE
+    )
+    return text + _GROWING[1] if growing and name == "filters" else text
 
 
 def split(
@@ -250,9 +296,59 @@ def _project(record: Any, keys: list[str] | None) -> Any:
 
 # -- help ------------------------------------------------------------------
 def help_document(
-    tool: str, title: str, kind: Kind, description: str, schema: Any
+    tool: str,
+    title: str,
+    kind: Kind,
+    description: str,
+    schema: Any,
+    *,
+    filters: Mapping[str, Any] | None = None,
+    output_listed: bool = True,
 ) -> JSONObject:
-    """The ``help`` result: what the tool does and one valid example call."""
+    """The ``help`` result: what the tool does and one valid example call.
+
+    ``filters``: those a filter-set instance adds now; ``output_listed``:
+    whether the listing carried the outputSchema (else it is given here).
+    """
+    properties: Mapping[str, Any] = schema.input_schema.get("properties", {})
+    growing = bool(schema.growing_filters)
+    doc: JSONObject = {
+        "tool": tool,
+        "title": title,
+        "kind": kind.value,
+        "description": description,
+        "arguments": _documented(schema),
+        "example": {
+            "name": tool,
+            "arguments": example_arguments(schema.input_schema, NAMES),
+        },
+        "protocol_arguments": {
+            name: explanation(name, growing=growing)
+            for name in schema.protocol_arguments
+            if name in properties
+        },
+    }
+    every = {**(filters or {}), **schema.filter_parameters}
+    if every:
+        doc["filters"] = {name: _summary(p) for name, p in sorted(every.items())}
+    if schema.record_fields:
+        doc["record_fields"] = list(schema.record_fields)
+    if (
+        kind == Kind.CREATE
+        and schema.body_argument is None
+        and not schema.path_arguments
+    ):
+        doc["bulk"] = (
+            'Create many at once: {"objects": [{...}, {...}]} as the only argument; '
+            "all are saved or none."
+        )
+    if not output_listed and schema.output_schema is not None:
+        doc["output_schema"] = schema.output_schema
+    return {"help": doc}
+
+
+def _documented(schema: Any) -> list[JSONObject]:
+    """One entry per argument that is not a protocol argument."""
     properties: Mapping[str, Any] = schema.input_schema.get("properties", {})
     required = set(schema.input_schema.get("required", ()))
     places = dict.fromkeys(schema.query_arguments, "query")
@@ -268,111 +364,7 @@ def help_document(
         if relation is not None and relation.managed:
             entry["lookup_keys"] = [list(key) for key in relation.lookup_sets]
         documented.append(entry)
-    doc: JSONObject = {
-        "tool": tool,
-        "title": title,
-        "kind": kind.value,
-        "description": description,
-        "arguments": documented,
-        "example": {"name": tool, "arguments": example_arguments(schema.input_schema)},
-        "protocol_arguments": {
-            name: str(properties[name].get("description", ""))
-            for name in schema.protocol_arguments
-        },
-    }
-    if schema.filter_parameters:
-        filters = sorted(schema.filter_parameters.items())
-        doc["filters"] = {name: _summary(p) for name, p in filters}
-    if schema.record_fields:
-        doc["record_fields"] = list(schema.record_fields)
-    if (
-        kind == Kind.CREATE
-        and schema.body_argument is None
-        and not schema.path_arguments
-    ):
-        doc["bulk"] = (
-            'Create many at once: {"objects": [{...}, {...}]} as the only argument; '
-            "all are saved or none."
-        )
-    return {"help": doc}
-
-
-def example_arguments(input_schema: Mapping[str, Any]) -> JSONObject:
-    """Arguments of one call that satisfies ``input_schema``.
-
-    The required arguments (else the first field), or only the required ones
-    if an optional example does not fit.
-    """
-    properties: Mapping[str, Any] = input_schema.get("properties", {})
-    required = [n for n in input_schema.get("required", ()) if n in properties]
-    names = required or [n for n in properties if n not in NAMES][:1]
-    example = {name: example_value(properties[name]) for name in names}
-    if not Draft202012Validator(input_schema).is_valid(example):
-        example = {name: example_value(properties[name]) for name in required}
-    return example
-
-
-_EXAMPLE_STRINGS = {
-    "email": "user@example.com",
-    "uuid": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
-    "date": "2026-01-31",
-    "date-time": "2026-01-31T12:00:00Z",
-    "time": "12:00:00",
-    "uri": "https://example.com/",
-    "ipv4": "192.0.2.1",
-    "ipv6": "2001:db8::1",
-    "decimal": "1.00",
-    "duration": "1 00:00:00",
-    "hostname": "example.com",
-}
-
-
-def example_value(schema: Any) -> Any:
-    """A value ``schema`` accepts, for documentation."""
-    if not isinstance(schema, Mapping):
-        return None
-    for key in ("examples", "enum"):
-        values = [v for v in schema.get(key) or () if v is not None]
-        if values:
-            return copy.deepcopy(values[0])
-    if schema.get("default") is not None:
-        return copy.deepcopy(schema["default"])
-    options = [
-        o
-        for o in schema.get("anyOf") or schema.get("oneOf") or ()
-        if isinstance(o, Mapping) and o.get("type") != "null"
-    ]
-    if options:
-        return example_value(options[0])
-    type_ = next((t for t in schema_types(schema) if t != "null"), None)
-    if type_ == "string":
-        return _example_string(schema)
-    if type_ == "integer":
-        top = schema.get("maximum", 1)
-        return max(int(schema.get("minimum", 1)), 1) if top >= 1 else int(top)
-    if type_ == "number":
-        return float(schema.get("minimum", 1.5))
-    if type_ == "boolean":
-        return True
-    if type_ == "array":
-        return [example_value(schema.get("items", {}))]
-    if type_ == "object":
-        props = schema.get("properties") or {}
-        names = list(schema.get("required") or [])
-        for option in schema.get("anyOf") or ():
-            names = names or list(option.get("required") or [])
-        names = names or list(props)[:1]
-        return {name: example_value(props.get(name, {})) for name in names}
-    return "value"
-
-
-def _example_string(schema: Mapping[str, Any]) -> str:
-    value = _EXAMPLE_STRINGS.get(str(schema.get("format")), "text")
-    if schema.get("pattern") == "^-?[0-9]+$":
-        value = "1"
-    value += "x" * max(0, int(schema.get("minLength", 0)) - len(value))
-    maximum = schema.get("maxLength")
-    return value if maximum is None else value[: int(maximum)]
+    return documented
 
 
 def _summary(schema: Mapping[str, Any]) -> JSONObject:
@@ -390,13 +382,3 @@ def _summary(schema: Mapping[str, Any]) -> JSONObject:
     if item_types:
         summary["items"] = item_types[0] if len(item_types) == 1 else item_types
     return summary
-
-
-def schema_types(schema: Mapping[str, Any]) -> list[str]:
-    """The JSON types ``schema`` accepts, its alternatives' included."""
-    type_ = schema.get("type")
-    found: list[str] = [type_] if isinstance(type_, str) else list(type_ or [])
-    for option in schema.get("anyOf") or schema.get("oneOf") or ():
-        if isinstance(option, Mapping):
-            found.extend(t for t in schema_types(option) if t not in found)
-    return found

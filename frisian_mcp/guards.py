@@ -14,12 +14,10 @@ import difflib
 import json
 from collections.abc import Iterable, Mapping
 from typing import Any
-from urllib.parse import urlencode
 
 from jsonschema import Draft202012Validator
 
-from frisian_mcp import arguments, references
-from frisian_mcp.conf import mcp_settings
+from frisian_mcp import arguments, query, references
 from frisian_mcp.exceptions import ToolInputError, plain_name
 from frisian_mcp.jsonschema import problems as schema_problems
 from frisian_mcp.schema import ToolSchema
@@ -32,15 +30,22 @@ BULK_BODY_KEYS = frozenset({"objects", "data", "items", "_items", "body"})
 
 
 def check(
-    tool: str, kind: Kind, schema: ToolSchema, args: Mapping[str, Any], caller: str
+    tool: str,
+    kind: Kind,
+    schema: ToolSchema,
+    args: Mapping[str, Any],
+    caller: str,
+    live: query.LiveFilters | None = None,
 ) -> Call:
     """The call ``args`` make, or one carrying the argument error in ``error``.
 
     The URL variables are filled in whenever they are plain values, so the
-    view's access checks can run before the error is reported.
+    view's access checks can run before the error is reported. ``live``
+    gives the filters a filter set adds per instance, if the schema's are
+    open to them.
     """
     call = Call(path_kwargs=_path_kwargs(schema, args))
-    args = coerce(schema.input_schema, args)
+    args = _path_ids(schema, coerce(schema.input_schema, args))
     try:
         found = _validate(schema, args)
         options, rest = arguments.split(schema.protocol_arguments, args)
@@ -56,15 +61,9 @@ def check(
             return call
         _check_undeclared(tool, schema, rest, found)
         call.listing = listing = arguments.list_state(tool, options, caller)
-        sources = {}
-        for name, parameter in schema.query_arguments.items():
-            if name in rest:
-                call.query.extend(_pairs(parameter, rest[name], schema))
-                sources[parameter] = name
-        for key, value in listing.filters.items():
-            call.query.extend(_pairs(key, value, schema))
-            sources[key] = f"filters.{key}"
-        _check_query_length(tool, call.query, sources)
+        growing = query.growing_filter_problems(schema, listing.filters, live)
+        _check_undeclared(tool, schema, {}, growing)
+        call.query = query.pairs(tool, schema, rest, listing)
         if schema.body_argument is not None:
             call.body = rest.get(schema.body_argument)
         elif schema.body_fields:
@@ -334,32 +333,6 @@ def _check_not_empty(tool: str, schema: ToolSchema, body: Mapping[str, Any]) -> 
     )
 
 
-def _check_query_length(
-    tool: str, query: list[tuple[str, str]], sources: Mapping[str, str]
-) -> None:
-    """Refuse filters a REST caller's request line could not carry either."""
-    limit = mcp_settings.MAX_QUERY_LENGTH
-    if not query or len(urlencode(query)) <= limit:
-        return
-    name, _ = max(query, key=lambda pair: len(urlencode([pair])))
-    field = sources.get(name, name)
-    raise ToolInputError(
-        f"The filters and query arguments of this {tool} call make a query string "
-        f"of more than {limit} characters, more than this server accepts; the "
-        f"longest value is {field}.",
-        code=ErrorCode.INVALID_ARGUMENT,
-        tool=tool,
-        fields=[
-            {
-                "field": field,
-                "code": "max_length",
-                "message": f"makes the query string longer than {limit} characters",
-            }
-        ],
-        hint="Use fewer or shorter values (fewer search terms, shorter lists).",
-    )
-
-
 def _path_kwargs(schema: ToolSchema, args: Mapping[str, Any]) -> dict[str, str]:
     """URL variables from the path arguments that are plain strings or ints."""
     return {
@@ -369,17 +342,19 @@ def _path_kwargs(schema: ToolSchema, args: Mapping[str, Any]) -> dict[str, str]:
     }
 
 
-def _pairs(name: str, value: Any, schema: ToolSchema) -> list[tuple[str, str]]:
-    values = value if isinstance(value, list) else [value]
-    # Booleans as the filter backends read them ("true"), not as "True".
-    items = [
-        str(v).lower() if isinstance(v, bool) else str(v)
-        for v in values
-        if v is not None
-    ]
-    if isinstance(value, list) and name in schema.comma_separated:
-        return [(name, ",".join(items))]
-    return [(name, item) for item in items]
+def _path_ids(schema: ToolSchema, args: dict[str, Any]) -> dict[str, Any]:
+    """Integer ids as decimal text where a path argument is typed string.
+
+    Lossless: the URL carries text either way (issue 11 item 13).
+    """
+    properties = schema.input_schema.get("properties") or {}
+    for name in schema.path_arguments:
+        value = args.get(name)
+        types = arguments.schema_types(properties.get(name) or {})
+        numeric = {"integer", "number"} & set(types)
+        if type(value) is int and "string" in types and not numeric:
+            args[name] = str(value)
+    return args
 
 
 def _blank(value: Any) -> bool:

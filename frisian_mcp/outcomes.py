@@ -188,6 +188,8 @@ def _error(tool: str, noun: str, call: Call, answer: Answer) -> Exception:
 def _rejected(tool: str, call: Call, answer: Answer, sent: set[str]) -> ToolInputError:
     """A 400 as field errors; per item for a bulk body."""
     fields = field_errors(answer.data, sent)
+    if call.body is None and call.listing.filters:
+        fields = [_in_filters(entry, call.listing.filters) for entry in fields]
     if not call.bulk:
         names = ", ".join(dict.fromkeys(f["field"] for f in fields)) or "the data"
         message = f"{tool} rejected the data: fix {names} and call again."
@@ -214,6 +216,15 @@ def _rejected(tool: str, call: Call, answer: Answer, sent: set[str]) -> ToolInpu
         fields=fields,
         hint=hint,
     )
+
+
+def _in_filters(entry: FieldError, filters: Mapping[str, Any]) -> FieldError:
+    """A filter backend's error at the documented ``filters.<key>`` path."""
+    field = entry["field"]
+    if re.split(r"[.\[]", field, maxsplit=1)[0] in filters:
+        return {**entry, "field": f"filters.{field}"}
+    whole = field in ("non_field_errors", "__all__")
+    return {**entry, "field": "filters"} if whole else entry
 
 
 def _indexed(entry: FieldError, index: int | None) -> FieldError:

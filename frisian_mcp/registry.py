@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import fnmatch
+import functools
 import itertools
 import logging
 import threading
@@ -30,7 +31,7 @@ from frisian_mcp.discovery import (
 )
 from frisian_mcp.dispatchers import DispatcherTool, build_dispatchers
 from frisian_mcp.exceptions import ToolError, ToolInputError
-from frisian_mcp.schema import SchemaBuilder, SchemaProblem, excluded
+from frisian_mcp.schema import SchemaBuilder, SchemaProblem, excluded, live_filters
 from frisian_mcp.tools import Tool
 from frisian_mcp.types import CallContext, ErrorCode, JSONObject, ToolDefinition
 
@@ -215,13 +216,23 @@ class ToolRegistry:
         schema = tool.schema if tool is not None else None
         if tool is None or schema is None:
             raise self._unknown_tool(name, self.visible(context))
+        # The filters a filter set adds per instance, for this caller, now.
+        live = functools.partial(
+            live_filters, tool.endpoint, tool.path_prefix, context.user, context.auth
+        )
         if args.get("help") is True and "help" in schema.protocol_arguments:
             if not self.visible(context)(tool):
                 raise self._unknown_tool(name, self.visible(context))
             return arguments.help_document(
-                tool.name, tool.title, tool.kind, tool.description, schema
+                tool.name,
+                tool.title,
+                tool.kind,
+                tool.description,
+                schema,
+                filters=live() if schema.growing_filters else None,
+                output_listed="outputSchema" in (tool.definition() or {}),
             )
-        call = guards.check(tool.name, tool.kind, schema, args, context.caller)
+        call = guards.check(tool.name, tool.kind, schema, args, context.caller, live)
         try:
             answer = invocation.run(tool, call, context)
             noun, pk = _subject(tool)

@@ -30,16 +30,18 @@ from frisian_mcp import arguments, spectacular
 from frisian_mcp.exceptions import HOST_ERRORS
 from frisian_mcp.jsonschema import drop_required, to_json_schema
 from frisian_mcp.relations import Relation, argument_schema, record_schema
-from frisian_mcp.spectacular import excluded, make_view
+from frisian_mcp.spectacular import excluded, live_filters, make_view
 from frisian_mcp.types import ACTIONS, PATH_VARIABLE, Endpoint, Kind
 
-# excluded and make_view are re-exported for the registry and the cleanup.
+# excluded, live_filters and make_view are re-exported for the registry and
+# the cleanup.
 __all__ = [
     "BodySchema",
     "SchemaBuilder",
     "SchemaProblem",
     "ToolSchema",
     "excluded",
+    "live_filters",
     "make_view",
 ]
 
@@ -79,6 +81,7 @@ class ToolSchema:
     comma_separated: frozenset[str] = frozenset()
     record_fields: tuple[str, ...] = ()
     output_schema: dict[str, Any] | None = None
+    growing_filters: bool = False
 
     @cached_property
     def declared(self) -> frozenset[str]:
@@ -154,7 +157,10 @@ class SchemaBuilder:
         required = [*url.required, *body.required]
         record = self._record(endpoint, view, auto)
         record_fields = tuple((record or {}).get("properties") or ())
-        protocol = arguments.declared_for(endpoint.kind, url.filters, record_fields)
+        growing = endpoint.kind == Kind.LIST and self._grows(endpoint, view)
+        protocol = arguments.declared_for(
+            endpoint.kind, url.filters, record_fields, growing=growing
+        )
         for name, schema in protocol.items():
             properties.setdefault(name, schema)
         input_schema: dict[str, Any] = {"type": "object", "properties": properties}
@@ -177,7 +183,17 @@ class SchemaBuilder:
             comma_separated=frozenset(url.joined),
             record_fields=record_fields,
             output_schema=output_schema(endpoint, record),
+            growing_filters=growing,
         )
+
+    def _grows(self, endpoint: Endpoint, view: Any) -> bool:
+        """Whether a filter set of the view adds filters per instance."""
+        try:
+            found = spectacular.filter_sets(view)
+        except HOST_ERRORS as exc:
+            self.warn(endpoint, exc, fatal=False)
+            return False
+        return any(spectacular.grows_filters(cls) for _, cls in found)
 
     def _request_body(
         self, endpoint: Endpoint, view: Any, auto: AutoSchema

@@ -7,10 +7,12 @@ spectacular API frisian_mcp relies on is called from this module only.
 from __future__ import annotations
 
 import inspect
+import logging
 from collections.abc import Callable
 from typing import Any
 
 from drf_spectacular.drainage import GENERATOR_STATS
+from drf_spectacular.extensions import OpenApiFilterExtension
 from drf_spectacular.generators import SchemaGenerator
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.plumbing import (
@@ -19,22 +21,29 @@ from drf_spectacular.plumbing import (
     is_versioning_supported,
     modify_for_versioning,
 )
-from drf_spectacular.settings import spectacular_settings
+from drf_spectacular.settings import patched_settings, spectacular_settings
 from rest_framework.versioning import NamespaceVersioning
 
 from frisian_mcp.exceptions import HOST_ERRORS
+from frisian_mcp.jsonschema import to_json_schema
 from frisian_mcp.types import Endpoint
 
 __all__ = [
     "components",
     "declared_request",
     "excluded",
+    "filter_sets",
+    "grows_filters",
     "inspector",
+    "instance_filters",
+    "live_filters",
     "make_view",
     "pagination_parameters",
     "parameters",
     "serializer",
 ]
+
+logger = logging.getLogger("frisian_mcp")
 
 _PLAIN_EXCLUSION = (None, AutoSchema.is_excluded)
 
@@ -186,3 +195,89 @@ def parameters(auto: AutoSchema) -> list[dict[str, Any]]:
 def pagination_parameters(auto: AutoSchema) -> set[str]:
     """The names of the view's own paging query parameters."""
     return {str(p.get("name")) for p in auto._get_pagination_parameters()}
+
+
+def filter_sets(view: Any) -> list[tuple[Any, type[Any]]]:
+    """``(backend, filter-set class)`` per filter backend that builds filter sets.
+
+    A backend builds them when it has django-filter's ``get_filterset_class``
+    and ``get_filterset``.
+    """
+    found: list[tuple[Any, type[Any]]] = []
+    backends = getattr(view, "filter_backends", None) or ()
+    queryset = view.get_queryset() if backends else None
+    for backend in (b() if isinstance(b, type) else b for b in backends):
+        if not callable(getattr(backend, "get_filterset", None)):
+            continue
+        cls = backend.get_filterset_class(view, queryset)
+        if isinstance(cls, type):
+            found.append((backend, cls))
+    return found
+
+
+def grows_filters(cls: type[Any]) -> bool:
+    """Whether a filter set may add filters per instance.
+
+    It may when a class of its own (not django-filter's) defines
+    ``__init__``: that is where per-instance filters are added.
+    """
+    return any(
+        "__init__" in vars(base)
+        for base in cls.__mro__
+        if base is not object and not base.__module__.startswith("django_filters")
+    )
+
+
+def instance_filters(view: Any, auto: AutoSchema) -> list[dict[str, Any]]:
+    """OpenAPI parameters of the filters only a filter-set instance has.
+
+    The instances are built on the view's request, as the backend builds
+    them; each filter is typed by the backend's spectacular extension.
+    """
+    parameters: list[dict[str, Any]] = []
+    queryset = view.get_queryset()
+    model = getattr(queryset, "model", None)
+    for backend, cls in filter_sets(view):
+        if not grows_filters(cls):
+            continue
+        instance = backend.get_filterset(view.request, queryset, view)
+        extension = OpenApiFilterExtension.get_match(backend)
+        resolve = getattr(extension, "resolve_filter_field", None)
+        for name, added in instance.filters.items():
+            if name in cls.base_filters:
+                continue
+            found = resolve(auto, model, cls, name, added) if resolve else None
+            plain = {"name": name, "in": "query", "schema": {"type": "string"}}
+            parameters.extend(found or [plain])
+    return parameters
+
+
+def live_filters(
+    endpoint: Endpoint, path_prefix: str, user: Any, auth: Any
+) -> dict[str, Any]:
+    """``{name: JSON schema}`` of the filters filter-set instances add, now.
+
+    Built per call on a view whose request carries the caller (see
+    docs/listing.md); ``{}`` when the host's code fails, which is logged.
+    """
+    generator = SchemaGenerator()
+    with GENERATOR_STATS.silence(), patched_settings({"COMPONENT_SPLIT_REQUEST": True}):
+        try:
+            view = make_view(endpoint, generator)
+            view.request.user, view.request.auth = user, auth
+            auto = inspector(view, endpoint, generator, path_prefix)
+            found = instance_filters(view, auto)
+            known = components(auto)
+        except HOST_ERRORS as exc:
+            logger.warning(
+                "frisian_mcp: the filter sets of %s %s failed: %s",
+                *(endpoint.method, endpoint.path, type(exc).__name__),
+            )
+            return {}
+    schemas = {}
+    for parameter in found:
+        schema = to_json_schema(parameter.get("schema") or {}, known, {})
+        if parameter.get("description") and "description" not in schema:
+            schema["description"] = str(parameter["description"])
+        schemas[str(parameter.get("name"))] = schema
+    return schemas

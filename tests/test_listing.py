@@ -66,3 +66,38 @@ def test_the_default_listing_stays_small() -> None:
     sizes = [len(json.dumps(t, separators=(",", ":"))) for t in tools]
     assert max(sizes) < 16_384
     assert sum(sizes) / len(sizes) < 2_048
+
+
+def test_protocol_arguments_are_one_short_sentence_and_explained_in_help() -> None:
+    properties = listed("dcim__devices__list")["inputSchema"]["properties"]
+    mcp = MCPTestClient()
+    mcp.initialize()
+    documented = mcp.call_tool("dcim__devices__list", {"help": True})
+    explained = documented["structuredContent"]["help"]["protocol_arguments"]
+    assert set(explained) == {
+        "help",
+        "filters",
+        "page",
+        "page_size",
+        "continuation_token",
+        "filter_keys",
+    }
+    for name, text in explained.items():
+        short = properties[name]["description"]
+        assert len(short) <= 60, name
+        assert short.count(". ") == 0, name
+        assert len(text) > len(short), name
+    assert "at most 200" in explained["page_size"]
+
+
+def test_help_gives_the_output_schema_the_listing_left_out() -> None:
+    mcp = MCPTestClient()
+    mcp.initialize()
+    assert "outputSchema" not in listed("contacts__create")
+    documented = mcp.call_tool("contacts__create", {"help": True})
+    output = documented["structuredContent"]["help"]["output_schema"]
+    assert output["type"] == "object"
+    assert len(json.dumps(output, separators=(",", ":"))) > 512
+    assert "outputSchema" in listed("contacts__destroy")
+    documented = mcp.call_tool("contacts__destroy", {"help": True})
+    assert "output_schema" not in documented["structuredContent"]["help"]

@@ -525,15 +525,6 @@ def test_format_is_not_offered_as_a_filter(mcp: MCPTestClient) -> None:
         assert "format" not in filters.get("properties", {}), tool["name"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 11 item 3: the cf_<name> filters DeviceFilterSet adds in "
-    "__init__ are missing from the filters schema (built from spectacular's "
-    "class-level parameters; additionalProperties false), so "
-    "filters={'cf_rack': ...} is refused: -32602 invalid_argument, field "
-    "filters, code unknown_key 'has keys that are not allowed: cf_rack'; "
-    "REST filters by it",
-)
 def test_a_filter_added_in_the_filter_sets_init(world: Any, zoo: Parity) -> None:
     _, over_mcp = zoo.same(
         "GET /dcim/devices/",
@@ -544,14 +535,88 @@ def test_a_filter_added_in_the_filter_sets_init(world: Any, zoo: Parity) -> None
     assert [d["name"] for d in over_mcp.body["results"]] == ["edge-1"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 11 item 3: help's 'filters' on dcim__devices__list lists "
-    "only the class-level filters; the per-instance cf_rack is missing",
-)
 def test_help_shows_the_dynamic_filters(world: Any, mcp: MCPTestClient) -> None:
     result = mcp.call_tool("dcim__devices__list", {"help": True})
     assert "cf_rack" in result["structuredContent"]["help"]["filters"]
+
+
+def _refused(mcp: MCPTestClient, tool: str, arguments: dict[str, Any]) -> Any:
+    """The -32602 error data of a call that must be refused and write nothing."""
+    before = rows()
+    with pytest.raises(MCPError) as info:
+        mcp.call_tool(tool, arguments)
+    assert info.value.code == -32602
+    assert rows() == before
+    return info.value.data
+
+
+def test_the_listing_leaves_per_instance_filters_to_help(mcp: MCPTestClient) -> None:
+    tools = {tool["name"]: tool for tool in mcp.list_tools()}
+    growing = tools["dcim__devices__list"]["inputSchema"]["properties"]["filters"]
+    assert growing["additionalProperties"] is not False
+    assert "help" in growing["description"]
+    fixed = tools["dcim__interfaces__list"]["inputSchema"]["properties"]["filters"]
+    assert fixed["additionalProperties"] is False
+
+
+def test_an_unknown_key_of_a_growing_filter_set_is_refused(
+    world: Any, mcp: MCPTestClient
+) -> None:
+    data = _refused(
+        mcp, "dcim__devices__list", {"filters": {"cf_shelf": "SECRET-zz-9"}}
+    )
+    assert data["code"] == "invalid_argument"
+    (entry,) = data["fields"]
+    assert (entry["field"], entry["code"]) == ("filters", "unknown_key")
+    assert "cf_shelf" in entry["message"]
+    assert "allowed keys: cf_rack, device_type" in entry["message"]
+    assert "SECRET-zz-9" not in json.dumps(data)
+
+
+def test_a_per_instance_filter_keeps_its_type(world: Any, mcp: MCPTestClient) -> None:
+    data = _refused(mcp, "dcim__devices__list", {"filters": {"cf_rack": 424242}})
+    assert data["code"] == "invalid_argument"
+    (entry,) = data["fields"]
+    assert (entry["field"], entry["code"]) == ("filters.cf_rack", "invalid_type")
+    assert "424242" not in json.dumps(data)
+
+
+def test_filters_follow_custom_fields_changed_after_the_listing(
+    world: Any, mcp: MCPTestClient
+) -> None:
+    mcp.list_tools()  # the schemas are built
+    CustomField.objects.create(name="row", label="Row")
+    Device.objects.filter(name="vault-1").update(custom_fields={"row": "7"})
+    CustomField.objects.filter(name="rack").delete()
+    page = mcp.call_tool("dcim__devices__list", {"filters": {"cf_row": "7"}})
+    assert [d["name"] for d in page["structuredContent"]["results"]] == ["vault-1"]
+    documented = mcp.call_tool("dcim__devices__list", {"help": True})
+    keys = documented["structuredContent"]["help"]["filters"]
+    assert "cf_row" in keys
+    assert "cf_rack" not in keys
+    data = _refused(mcp, "dcim__devices__list", {"filters": {"cf_rack": "r1"}})
+    assert (data["fields"][0]["field"], data["fields"][0]["code"]) == (
+        "filters",
+        "unknown_key",
+    )
+
+
+@pytest.mark.parametrize(
+    ("tool", "key"),
+    [
+        ("dcim__device-types__list", "manufacturer"),
+        ("dcim__interfaces__list", "device"),
+    ],
+)
+def test_a_filter_backends_error_names_the_filters_key(
+    world: Any, mcp: MCPTestClient, tool: str, key: str
+) -> None:
+    # The schema takes any integer; django-filter refuses an id it cannot find.
+    data = _refused(mcp, tool, {"filters": {key: 987654}})
+    assert data["code"] == "validation_failed"
+    (entry,) = data["fields"]
+    assert (entry["field"], entry["code"]) == (f"filters.{key}", "invalid_choice")
+    assert "987654" not in json.dumps(data)
 
 
 def test_device_retrieve_gives_the_canonical_absolute_url(
@@ -726,13 +791,6 @@ def test_interface_retrieve_with_the_string_id_the_schema_declares(
     assert over_mcp.body["device"] == f"{CANONICAL}{API}/dcim/devices/{core}/"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 11 item 13: the path id is declared as a string "
-    "(OpenApiParameter('id', STR, PATH)); the integer id every result "
-    "carries is refused by jsonschema validation: -32602 invalid_argument, "
-    "field id, code invalid_type 'must be a string', not converted",
-)
 @pytest.mark.parametrize(
     ("method", "action", "change"),
     [
@@ -750,6 +808,31 @@ def test_a_string_path_id_takes_the_integer_id(
         f"dcim__interfaces__{action}",
         {"id": pk, **change},
     )
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "field"),
+    [
+        # Only path ids are converted: a body field typed string stays strict.
+        ("dcim__interfaces__create", {"device": 0, "name": 5}, "name"),
+        # A boolean is no id, even where Python counts it as an integer.
+        ("dcim__interfaces__partial_update", {"id": True, "mtu": 9000}, "id"),
+        ("dcim__interfaces__destroy", {"id": 1.5}, "id"),
+    ],
+)
+def test_only_an_integer_path_id_becomes_a_string(
+    world: Any, mcp: MCPTestClient, tool: str, arguments: dict[str, Any], field: str
+) -> None:
+    if "device" in arguments:
+        arguments["device"] = f"{CANONICAL}{API}/dcim/devices/{world['core'].pk}/"
+    before = rows()
+    with pytest.raises(MCPError) as info:
+        mcp.call_tool(tool, arguments)
+    assert info.value.code == -32602
+    assert info.value.data["code"] == "invalid_argument"
+    assert [f["field"] for f in info.value.data["fields"]] == [field]
+    assert info.value.data["fields"][0]["code"] == "invalid_type"
+    assert rows() == before
 
 
 def test_interface_create_with_the_device_url(world: Any, zoo: Parity) -> None:

@@ -1,0 +1,106 @@
+"""The query string of a call: query arguments and ``filters`` as pairs.
+
+Filter keys beyond the schema's, where a filter set adds filters per
+instance, are checked against the filters it has now (docs/listing.md);
+a query string longer than ``MAX_QUERY_LENGTH`` is refused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+from urllib.parse import urlencode
+
+from jsonschema import Draft202012Validator
+
+from frisian_mcp.conf import mcp_settings
+from frisian_mcp.exceptions import ToolInputError, plain_name
+from frisian_mcp.jsonschema import problems
+from frisian_mcp.schema import ToolSchema
+from frisian_mcp.types import ErrorCode, FieldError, ListState
+
+__all__ = ["LiveFilters", "growing_filter_problems", "pairs"]
+
+#: ``{name: schema}`` of the filters a filter-set instance adds, now.
+LiveFilters = Callable[[], Mapping[str, Any]]
+
+
+def pairs(
+    tool: str, schema: ToolSchema, rest: Mapping[str, Any], listing: ListState
+) -> list[tuple[str, str]]:
+    """The query string's ``(name, value)`` pairs, within the length cap."""
+    query: list[tuple[str, str]] = []
+    sources = {}
+    for name, parameter in schema.query_arguments.items():
+        if name in rest:
+            query.extend(_pairs(parameter, rest[name], schema))
+            sources[parameter] = name
+    for key, value in listing.filters.items():
+        query.extend(_pairs(key, value, schema))
+        sources[key] = f"filters.{key}"
+    _check_length(tool, query, sources)
+    return query
+
+
+def growing_filter_problems(
+    schema: ToolSchema, filters: Mapping[str, Any], live: LiveFilters | None
+) -> list[FieldError]:
+    """What is wrong with the keys of ``filters`` the schema does not type.
+
+    Only where the schema's ``filters`` are open to per-instance filters; a
+    key no filter set has now is ``unknown_key``, as a closed object's is.
+    """
+    extra = [key for key in filters if key not in schema.filter_parameters]
+    if not schema.growing_filters or not extra:
+        return []
+    found = live() if live is not None else {}
+    unknown = [key for key in extra if key not in found]
+    if unknown:
+        named = sorted(key for key in unknown if plain_name(key))
+        message = "has keys that are not allowed"
+        message += f": {', '.join(named)}" if named else ""
+        allowed = sorted({*schema.filter_parameters, *found})
+        message += f"; allowed keys: {', '.join(allowed)}" if allowed else ""
+        return [{"field": "filters", "code": "unknown_key", "message": message}]
+    typed = {key: found[key] for key in extra}
+    root = {"properties": {"filters": {"properties": typed}}}
+    return problems(Draft202012Validator(root), {"filters": dict(filters)})
+
+
+def _check_length(
+    tool: str, query: list[tuple[str, str]], sources: Mapping[str, str]
+) -> None:
+    """Refuse filters a REST caller's request line could not carry either."""
+    limit = mcp_settings.MAX_QUERY_LENGTH
+    if not query or len(urlencode(query)) <= limit:
+        return
+    name, _ = max(query, key=lambda pair: len(urlencode([pair])))
+    field = sources.get(name, name)
+    raise ToolInputError(
+        f"The filters and query arguments of this {tool} call make a query string "
+        f"of more than {limit} characters, more than this server accepts; the "
+        f"longest value is {field}.",
+        code=ErrorCode.INVALID_ARGUMENT,
+        tool=tool,
+        fields=[
+            {
+                "field": field,
+                "code": "max_length",
+                "message": f"makes the query string longer than {limit} characters",
+            }
+        ],
+        hint="Use fewer or shorter values (fewer search terms, shorter lists).",
+    )
+
+
+def _pairs(name: str, value: Any, schema: ToolSchema) -> list[tuple[str, str]]:
+    values = value if isinstance(value, list) else [value]
+    # Booleans as the filter backends read them ("true"), not as "True".
+    items = [
+        str(v).lower() if isinstance(v, bool) else str(v)
+        for v in values
+        if v is not None
+    ]
+    if isinstance(value, list) and name in schema.comma_separated:
+        return [(name, ",".join(items))]
+    return [(name, item) for item in items]
