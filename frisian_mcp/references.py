@@ -4,11 +4,13 @@ A related argument may be an id or a lookup object (``{"site": {"name":
 "hq-1"}}``, DESIGN.md §4). For managed relations the object is resolved
 through the serializer field's own ``get_queryset()`` (per-user scoping
 holds), on unique keys only (no data-probing oracle), and replaced with
-the row's id, slug or URL, as the field wants. Errors name lookup keys, never values.
+the row's id, slug or URL, as the field wants; a hyperlinked field's id
+becomes its URL too. Errors name lookup keys, never values.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +26,8 @@ if TYPE_CHECKING:
 
 __all__ = ["field_root", "resolve", "restate"]
 
+_NUMERIC = re.compile(r"-?[0-9]+")
+
 
 def resolve(
     tool: str,
@@ -35,8 +39,9 @@ def resolve(
 ) -> None:
     """Replace lookup objects in ``items`` (in place) by the ids they name.
 
-    The fields come from the view's own ``get_serializer()``, asked only
-    when there is something to resolve. Raises :class:`ToolInputError`
+    A hyperlinked field's ids become its URLs the same way. The fields come
+    from the view's own ``get_serializer()``, asked only when there is
+    something to resolve. Raises :class:`ToolInputError`
     (``invalid_reference``) listing every reference that matched zero or
     several rows; ``indexed`` adds the item index (bulk bodies).
     """
@@ -70,10 +75,24 @@ def resolve(
 
 
 def _lookup_of(relation: Relation, value: Any) -> Mapping[str, Any] | None:
-    """The lookup ``value`` stands for: a managed relation's lookup object."""
+    """The lookup ``value`` stands for, if it needs resolving here.
+
+    A lookup object of a managed relation; for a hyperlinked one also an id
+    (a number, or a string that is no link), looked up by primary key.
+    """
     if not relation.managed:
         return None
-    return value if isinstance(value, Mapping) else None
+    if isinstance(value, Mapping):
+        return value
+    model = relation.model
+    if relation.kind != "url" or model is None or model._meta.pk is None:
+        return None
+    if isinstance(value, str):
+        numeric = _NUMERIC.fullmatch(value) is not None
+        is_id = numeric if relation.numeric_ids else bool(value) and "/" not in value
+    else:
+        is_id = isinstance(value, int) and not isinstance(value, bool)
+    return {model._meta.pk.name: value} if is_id else None
 
 
 def _reference_error(tool: str, problems: list[FieldError]) -> ToolInputError:

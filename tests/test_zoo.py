@@ -719,32 +719,10 @@ def test_interface_create_with_the_device_url(world: Any, zoo: Parity) -> None:
     zoo.same("POST /dcim/interfaces/", "dcim__interfaces__create", created)
 
 
-ITEM_11 = (
-    "issue 11 item 11: the schema offers an id for a HyperlinkedRelatedField "
-    "(relations._id_forms, kind 'url'); only lookup objects are turned into "
-    "the URL, the id reaches the host unchanged and DRF refuses it: -32602 "
-    "validation_failed, field device, code "
-)
 HYPERLINK_FORMS = [
     pytest.param(lambda d: {"name": d.name}, id="lookup-object"),
-    pytest.param(
-        lambda d: d.pk,
-        id="id",
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason=ITEM_11 + "incorrect_type ('has the wrong type for a "
-            "reference (send an id or a lookup object)', though an id was sent)",
-        ),
-    ),
-    pytest.param(
-        lambda d: str(d.pk),
-        id="numeric-string",
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason=ITEM_11 + "no_match ('is not a link to an object of the "
-            "right kind')",
-        ),
-    ),
+    pytest.param(lambda d: d.pk, id="id"),
+    pytest.param(lambda d: str(d.pk), id="numeric-string"),
 ]
 
 
@@ -917,6 +895,22 @@ REFUSED_REFERENCES = [
         id="native-related-field-no-match",
     ),
     # A hyperlinked field's ids and lookups are resolved here.
+    pytest.param(
+        "dcim__interfaces__create",
+        {"device": MISSING, "name": "eth9"},
+        {"device": f"{CANONICAL}{API}/dcim/devices/{MISSING}/", "name": "eth9"},
+        "invalid_reference",
+        "matches no device you can see (looked up by id)",
+        id="hyperlink-unknown-id",
+    ),
+    pytest.param(
+        "dcim__interfaces__create",
+        {"device": str(MISSING), "name": "eth9"},
+        {"device": f"{CANONICAL}{API}/dcim/devices/{MISSING}/", "name": "eth9"},
+        "invalid_reference",
+        "matches no device you can see (looked up by id)",
+        id="hyperlink-unknown-numeric-string",
+    ),
     pytest.param(
         "dcim__interfaces__create",
         {"device": {"serial": "SENTINEL"}, "name": "eth9"},
