@@ -93,7 +93,7 @@ _ITEM = re.compile(r"^\[(\d+)\]\.?(.*)$")
 _REPLACED = {
     "invalid_choice": "is not one of the allowed choices",
     "does_not_exist": "refers to an object that does not exist or is not visible to you",
-    "incorrect_type": "has the wrong type for a reference (send an id or a lookup object)",
+    "incorrect_type": "is not in a form this reference accepts (its description lists them)",
     "no_match": "is not a link to an object of the right kind",
     "incorrect_match": "is not a link to an object of the right kind",
     "not_a_list": "must be a list",

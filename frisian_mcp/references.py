@@ -4,11 +4,13 @@ A related argument may be an id or a lookup object (``{"site": {"name":
 "hq-1"}}``, DESIGN.md §4). For managed relations the object is resolved
 through the serializer field's own ``get_queryset()`` (per-user scoping
 holds), on unique keys only (no data-probing oracle), and replaced with
-``field.to_representation(obj)``. Errors name lookup keys, never values.
+the row's id, slug or URL, as the field wants; a hyperlinked field's id
+becomes its URL too. Errors name lookup keys, never values.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +26,8 @@ if TYPE_CHECKING:
 
 __all__ = ["field_root", "resolve", "restate"]
 
+_NUMERIC = re.compile(r"-?[0-9]+")
+
 
 def resolve(
     tool: str,
@@ -35,8 +39,9 @@ def resolve(
 ) -> None:
     """Replace lookup objects in ``items`` (in place) by the ids they name.
 
-    The fields come from the view's own ``get_serializer()``, asked only
-    when a lookup object is there. Raises :class:`ToolInputError`
+    A hyperlinked field's ids become its URLs the same way. The fields come
+    from the view's own ``get_serializer()``, asked only when there is
+    something to resolve. Raises :class:`ToolInputError`
     (``invalid_reference``) listing every reference that matched zero or
     several rows; ``indexed`` adds the item index (bulk bodies).
     """
@@ -45,20 +50,21 @@ def resolve(
     for index, item in enumerate(items):
         for name, relation in schema.relations.items():
             value: Any = item.get(name)
-            if not relation.managed or not _has_object(value):
+            many = relation.many and isinstance(value, list)
+            members = list(value) if many else [value]
+            if not any(_lookup_of(relation, m) for m in members):
                 continue
             if fields is None:
                 fields = view.get_serializer().fields
             if name not in fields:
                 continue
             child = getattr(fields[name], "child_relation", fields[name])
-            many = relation.many and isinstance(value, list)
-            members = list(value) if many else [value]
             for position, member in enumerate(members):
-                if not isinstance(member, Mapping):
+                lookup = _lookup_of(relation, member)
+                if lookup is None:
                     continue
                 try:
-                    members[position] = _resolve(relation, child, member)
+                    members[position] = _resolve(relation, child, lookup)
                 except _LookupProblem as exc:
                     label = f"{name}[{position}]" if many else name
                     where = index if indexed else None
@@ -66,6 +72,27 @@ def resolve(
             item[name] = members if many else members[0]
     if problems:
         raise _reference_error(tool, problems)
+
+
+def _lookup_of(relation: Relation, value: Any) -> Mapping[str, Any] | None:
+    """The lookup ``value`` stands for, if it needs resolving here.
+
+    A lookup object of a managed relation; for a hyperlinked one also an id
+    (a number, or a string that is no link), looked up by primary key.
+    """
+    if not relation.managed:
+        return None
+    if isinstance(value, Mapping):
+        return value
+    model = relation.model
+    if relation.kind != "url" or model is None or model._meta.pk is None:
+        return None
+    if isinstance(value, str):
+        numeric = _NUMERIC.fullmatch(value) is not None
+        is_id = numeric if relation.numeric_ids else bool(value) and "/" not in value
+    else:
+        is_id = isinstance(value, int) and not isinstance(value, bool)
+    return {model._meta.pk.name: value} if is_id else None
 
 
 def _reference_error(tool: str, problems: list[FieldError]) -> ToolInputError:
@@ -95,12 +122,12 @@ def restate(schema: ToolSchema, problems: list[FieldError]) -> list[FieldError]:
     for problem in problems:
         root = field_root(problem["field"])
         relation = schema.relations.get(root)
-        if relation is not None and relation.managed and problem["code"] != "required":
+        if relation is not None and problem["code"] != "required":
             lookups = relation.describe_lookups()
             field = (
                 root if problem["field"].startswith(root + ".") else problem["field"]
             )
-            message = "must be an id" + (
+            message = f"must be {relation.plain_form}" + (
                 f" or an object with one of these lookup keys: {lookups}"
                 if lookups
                 else ""
@@ -159,11 +186,16 @@ def _resolve(relation: Relation, field: Any, lookup: Mapping[str, Any]) -> Any:
         raise _LookupProblem(
             f"matches several {_noun(relation, plural=True)} (looked up by {used}); use one of: {allowed}"
         )
-    return _representation(field, matches[0])
+    return _representation(relation, field, matches[0])
 
 
-def _representation(field: Any, obj: Model) -> Any:
-    value = field.to_representation(obj)
+def _representation(relation: Relation, field: Any, obj: Model) -> Any:
+    """What ``field`` accepts for ``obj``: its pk, slug or URL."""
+    if relation.kind == "pk":
+        pk_field = getattr(field, "pk_field", None)
+        value = pk_field.to_representation(obj.pk) if pk_field else obj.pk
+    else:
+        value = field.to_representation(obj)
     return str(value) if not isinstance(value, int | str) else value
 
 
@@ -179,12 +211,6 @@ def _problem(
     if index is not None:
         problem["index"] = index
     return problem
-
-
-def _has_object(value: Any) -> bool:
-    if isinstance(value, Mapping):
-        return True
-    return isinstance(value, list) and any(isinstance(v, Mapping) for v in value)
 
 
 def _noun(relation: Relation, *, plural: bool = False) -> str:

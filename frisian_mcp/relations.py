@@ -34,14 +34,6 @@ __all__ = [
 logger = logging.getLogger("frisian_mcp")
 _NO_DEFAULT: Any = object()
 
-_MANAGED_CONVERTERS = frozenset(
-    cls.to_internal_value
-    for cls in (
-        relations.PrimaryKeyRelatedField,
-        relations.SlugRelatedField,
-        relations.HyperlinkedRelatedField,
-    )
-)
 # Model field -> schema of its value in a lookup object; None: not usable.
 _LOOKUP_VALUES: tuple[tuple[type[Any] | tuple[type[Any], ...], Any], ...] = (
     (models.BooleanField, {"type": "boolean"}),
@@ -80,6 +72,21 @@ class Relation:
         for key in self.lookup_sets:
             seen.update(dict.fromkeys(key))
         return tuple(seen)
+
+    @property
+    def numeric_ids(self) -> bool:
+        """Whether the related model's primary key is an integer."""
+        pk: Any = self.model._meta.pk if self.model is not None else None
+        if isinstance(pk, models.ForeignKey | models.OneToOneField):
+            pk = pk.target_field
+        return isinstance(pk, models.AutoField | models.IntegerField)
+
+    @property
+    def plain_form(self) -> str:
+        """The field's own form in words: "its id", "its URL or id"..."""
+        if self.kind == "slug":
+            return f"its {self.slug_field}"
+        return "its URL or id" if self.kind == "url" else "its id"
 
     @property
     def managed(self) -> bool:
@@ -136,13 +143,13 @@ def describe_relation(
     kind: RelationKind = "native"
     if isinstance(inner, relations.RelatedField):
         model = _queryset_model(inner)
-        if type(inner).to_internal_value not in _MANAGED_CONVERTERS:
-            kind = "native"
-        elif isinstance(inner, relations.HyperlinkedRelatedField):
+        # A subclass of DRF's own fields keeps their form even when it
+        # overrides to_internal_value; only other fields resolve objects.
+        if isinstance(inner, relations.HyperlinkedRelatedField):
             kind = "url"
         elif isinstance(inner, relations.SlugRelatedField):
             kind = "slug"
-        else:
+        elif isinstance(inner, relations.PrimaryKeyRelatedField):
             kind = "pk"
     elif isinstance(inner, serializers.Serializer) and (
         type(inner).to_internal_value is not serializers.Serializer.to_internal_value
@@ -184,12 +191,12 @@ def lookup_sets(model: type[models.Model]) -> tuple[tuple[str, ...], ...]:
 def relation_schema(relation: Relation, base: dict[str, Any]) -> dict[str, Any]:
     """JSON Schema of a related field's argument.
 
-    ``base`` is what drf-spectacular produced for the field; its
-    description is kept and, for native nested serializers, its properties
-    become the lookup object's.
+    ``base`` is what drf-spectacular produced for the field; only its
+    title and description are kept. The lookup object comes from the related
+    model, never from the field's own (or an extension's) nested shape.
     """
     options = _id_forms(relation)
-    lookup = _lookup_object(relation, base)
+    lookup = _lookup_object(relation)
     if lookup is not None:
         options.append(lookup)
     one: dict[str, Any] = options[0] if len(options) == 1 else {"anyOf": options}
@@ -238,26 +245,23 @@ def _id_forms(relation: Relation) -> list[dict[str, Any]]:
     if relation.kind == "slug":
         return [{"type": "string"}]
     model = relation.model
-    pk: Any = model._meta.pk if model is not None else None
-    if isinstance(pk, models.ForeignKey | models.OneToOneField):
-        pk = pk.target_field
     forms: list[dict[str, Any]] = [{"type": "string"}]
-    if isinstance(pk, models.AutoField | models.BigAutoField | models.IntegerField):
+    if relation.numeric_ids:
         forms = [{"type": "integer"}, {"type": "string", "pattern": "^-?[0-9]+$"}]
-    elif isinstance(pk, models.UUIDField):
+    elif model is not None and isinstance(model._meta.pk, models.UUIDField):
         forms = [{"type": "string", "format": "uuid"}]
     if relation.kind == "url":
         return [{"type": "string", "format": "uri"}, *forms]
     return forms
 
 
-def _lookup_object(relation: Relation, base: dict[str, Any]) -> dict[str, Any] | None:
-    if relation.kind == "native":
-        nested = base.get("items", base) if relation.many else base
-        properties = nested.get("properties") if isinstance(nested, dict) else None
-        if not properties:
-            return None
-        return {"type": "object", "properties": properties, "minProperties": 1}
+def _lookup_object(relation: Relation) -> dict[str, Any] | None:
+    """A lookup object: any non-empty set of the related model's unique keys.
+
+    Managed relations are resolved here, so unknown keys are refused and a
+    multi-field key must be complete. A native field decides for itself:
+    its object stays open and any subset passes through.
+    """
     if relation.model is None or not relation.lookup_sets:
         return None
     properties = {}
@@ -268,11 +272,11 @@ def _lookup_object(relation: Relation, base: dict[str, Any]) -> dict[str, Any] |
             schema = {**schema, "type": [schema["type"], "null"]}
         properties[name] = schema or {}
     lookup: dict[str, Any] = {"type": "object", "properties": properties}
-    lookup |= {"additionalProperties": False, "minProperties": 1}
-    if len(relation.lookup_sets) == 1:
-        lookup["required"] = list(relation.lookup_sets[0])
-    else:
-        lookup["anyOf"] = [{"required": list(key)} for key in relation.lookup_sets]
+    lookup["minProperties"] = 1
+    if relation.managed:
+        lookup["additionalProperties"] = False
+        if any(len(key) > 1 for key in relation.lookup_sets):
+            lookup["anyOf"] = [{"required": list(key)} for key in relation.lookup_sets]
     return lookup
 
 
@@ -288,11 +292,8 @@ def _lookup_value_schema(field: Any) -> dict[str, Any] | None:
 def _reference_hint(relation: Relation) -> str:
     model = relation.model
     noun = str(model._meta.verbose_name) if model is not None else "object"
-    form = {"slug": f"its {relation.slug_field}", "url": "its URL or id"}
-    sentence = f"Refers to a {noun} by {form.get(relation.kind, 'its id')}"
-    if relation.kind == "native":
-        sentence += ", or by an object of its fields"
-    elif lookups := relation.describe_lookups():
+    sentence = f"Refers to a {noun} by {relation.plain_form}"
+    if lookups := relation.describe_lookups():
         sentence += f", or by an object with one of these keys: {lookups}"
     sentence += "."
     if relation.many:

@@ -629,6 +629,43 @@ def test_native_lookup_field_receives_the_object_untouched(
     assert Book.objects.get().publisher == publisher
 
 
+@pytest.mark.parametrize(
+    ("lookup", "problem"),
+    [
+        ({"name": "Ace"}, None),
+        ({"name": "SENTINEL"}, "matches no publisher you can see"),
+        ({"country": "US"}, "lookup keys: id, name, code"),
+    ],
+)
+def test_subclass_of_a_pk_field_gets_lookups_resolved_to_its_id(
+    mcp: MCPTestClient,
+    monkeypatch: pytest.MonkeyPatch,
+    lookup: dict[str, Any],
+    problem: str | None,
+) -> None:
+    # Overriding to_internal_value keeps the field's id form: the lookup
+    # object is resolved here, never handed to a field that wants an id.
+    from frisian_mcp.registry import reset_registry
+    from tests.testapp import serializers as app_serializers
+    from tests.testapp.views import BookViewSet
+
+    publisher = Publisher.objects.create(name="Ace", country="US")
+    monkeypatch.setattr(
+        BookViewSet, "serializer_class", app_serializers.CheckedBookSerializer
+    )
+    reset_registry()
+    arguments = {"title": "T", "isbn": "1", "publisher": lookup}
+    if problem is None:
+        result = mcp.call_tool("testapp__books__create", arguments)
+        assert result["structuredContent"]["publisher"] == publisher.pk
+        return
+    error = rejected(mcp, "testapp__books__create", arguments)
+    assert error.data["code"] == "invalid_reference"
+    assert problem in error.data["fields"][0]["message"]
+    assert "SENTINEL" not in error.response.content.decode()
+    assert not Book.objects.exists()
+
+
 # -- DRF messages and the error style ----------------------------------------------
 
 

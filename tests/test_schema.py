@@ -227,11 +227,9 @@ def test_primary_key_relation_accepts_id_numeric_string_or_unique_lookup() -> No
         "code": {"type": ["string", "null"]},
     }
     assert lookup["additionalProperties"] is False
-    assert lookup["anyOf"] == [
-        {"required": ["id"]},
-        {"required": ["name"]},
-        {"required": ["code"]},
-    ]
+    # Every key is a single field: any non-empty subset names one row.
+    assert lookup["minProperties"] == 1
+    assert "anyOf" not in lookup
     assert "name" in schema["description"]
 
 
@@ -283,15 +281,21 @@ def test_uuid_primary_key_relation() -> None:
     assert schema["anyOf"][0] == {"type": "string", "format": "uuid"}
 
 
-def test_native_lookup_field_accepts_id_or_any_field_subset() -> None:
+def test_native_lookup_field_accepts_id_or_an_open_lookup_object() -> None:
     schema = property_of(NativePublisherField())
     assert schema is not None
     lookup = schema["anyOf"][-1]
     assert lookup["type"] == "object"
     assert lookup["minProperties"] == 1
+    # The field resolves objects itself: other keys reach it untouched.
     assert "required" not in lookup
-    assert set(lookup["properties"]) == {"name", "country"}
-    assert schema["anyOf"][0] == {"type": "integer"}
+    assert "additionalProperties" not in lookup
+    assert set(lookup["properties"]) == {"id", "name", "code"}
+    assert schema["anyOf"][:2] == [
+        {"type": "integer"},
+        {"type": "string", "pattern": "^-?[0-9]+$"},
+    ]
+    assert "one of these keys: id, name, code" in schema["description"]
 
 
 # -- the whole API ------------------------------------------------------------

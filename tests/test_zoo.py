@@ -425,30 +425,8 @@ ITEM_2 = "issue 11 item 2: "
 MANUFACTURER_FORMS = [
     pytest.param(lambda m: m.pk, id="id"),
     pytest.param(lambda m: str(m.pk), id="numeric-string"),
-    pytest.param(
-        lambda m: {"slug": m.slug},
-        id="slug",
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason=ITEM_2 + "the extension maps the brief serializer to oneOf "
-            "[integer, brief object]; relations._lookup_object finds no "
-            "'properties' in that base, so the schema keeps only the id forms "
-            "and {'slug': ...} is refused by jsonschema validation: -32602 "
-            "invalid_argument, field manufacturer, code invalid_form 'does not "
-            "match any accepted form' (while the hint promises 'or by an "
-            "object of its fields'); the host accepts it",
-        ),
-    ),
-    pytest.param(
-        lambda m: {"name": m.name},
-        id="name",
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason=ITEM_2 + "{'name': ...} is refused as {'slug': ...} is: "
-            "-32602 invalid_argument / invalid_form; no lookup object in the "
-            "schema of a brief serializer mapped by a spectacular extension",
-        ),
-    ),
+    pytest.param(lambda m: {"slug": m.slug}, id="slug"),
+    pytest.param(lambda m: {"name": m.name}, id="name"),
 ]
 
 
@@ -632,17 +610,7 @@ def test_device_retrieve_gives_the_canonical_absolute_url(
 DEVICE_TYPE_FORMS = [
     pytest.param(lambda t: t.pk, id="id"),
     pytest.param(lambda t: str(t.pk), id="numeric-string"),
-    pytest.param(
-        lambda t: {"slug": t.slug},
-        id="slug",
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason=ITEM_2 + "device_type={'slug': ...} is refused with -32602 "
-            "invalid_argument / invalid_form (relations._lookup_object: no "
-            "lookup object for the extension's oneOf); the host accepts any "
-            "unique field of the device type",
-        ),
-    ),
+    pytest.param(lambda t: {"slug": t.slug}, id="slug"),
 ]
 
 
@@ -660,13 +628,6 @@ def test_device_create_with_type_and_tags_as_the_host_accepts(
     assert over_mcp.body["url"].startswith(CANONICAL)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=ITEM_2 + "tags=[{'name': ...}] (a brief serializer, many=True) "
-    "is refused with -32602 invalid_argument, field 'tags[0]', invalid_form "
-    "'does not match any accepted form' (items offer only id forms); the "
-    "host looks the tag up by name",
-)
 def test_device_tags_by_name(world: Any, zoo: Parity) -> None:
     created = {
         "name": "access-2",
@@ -841,32 +802,10 @@ def test_interface_create_with_the_device_url(world: Any, zoo: Parity) -> None:
     zoo.same("POST /dcim/interfaces/", "dcim__interfaces__create", created)
 
 
-ITEM_11 = (
-    "issue 11 item 11: the schema offers an id for a HyperlinkedRelatedField "
-    "(relations._id_forms, kind 'url'); only lookup objects are turned into "
-    "the URL, the id reaches the host unchanged and DRF refuses it: -32602 "
-    "validation_failed, field device, code "
-)
 HYPERLINK_FORMS = [
     pytest.param(lambda d: {"name": d.name}, id="lookup-object"),
-    pytest.param(
-        lambda d: d.pk,
-        id="id",
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason=ITEM_11 + "incorrect_type ('has the wrong type for a "
-            "reference (send an id or a lookup object)', though an id was sent)",
-        ),
-    ),
-    pytest.param(
-        lambda d: str(d.pk),
-        id="numeric-string",
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason=ITEM_11 + "no_match ('is not a link to an object of the "
-            "right kind')",
-        ),
-    ),
+    pytest.param(lambda d: d.pk, id="id"),
+    pytest.param(lambda d: str(d.pk), id="numeric-string"),
 ]
 
 
@@ -959,18 +898,7 @@ def test_custom_fields_by_namespace_version(
 DEVICE_FORMS = [
     pytest.param(lambda d: d.pk, id="id"),
     pytest.param(lambda d: str(d.pk), id="numeric-string"),
-    pytest.param(
-        lambda d: {"name": d.name},
-        id="name",
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason=ITEM_2 + "a custom RelatedField (kind 'native') whose "
-            "to_internal_value resolves unique fields is offered only id forms "
-            "(relations._lookup_object: spectacular's base has no "
-            "properties), so device={'name': ...} is refused with -32602 "
-            "invalid_argument / invalid_form",
-        ),
-    ),
+    pytest.param(lambda d: {"name": d.name}, id="name"),
 ]
 
 
@@ -997,6 +925,117 @@ def test_plugin_item_reads_and_writes(world: Any, zoo: Parity) -> None:
     )
     zoo.same(f"PATCH {path}{pk}/", tool + "partial_update", {"id": pk, "name": "psu-3"})
     zoo.same(f"DELETE {path}{pk}/", tool + "destroy", {"id": pk})
+
+
+# --- references refused: a precise error, no value echoed, nothing written -----
+
+MISSING = 987654
+REFUSED_REFERENCES = [
+    # A native field's lookup object is open, but never empty.
+    pytest.param(
+        "dcim__device-types__create",
+        {"manufacturer": {}, "model": "X9", "slug": "x9"},
+        None,
+        "invalid_reference",
+        "id, name, slug",
+        id="native-empty-object",
+    ),
+    # Keys and misses of a native field are the host's to judge.
+    pytest.param(
+        "dcim__device-types__create",
+        {"manufacturer": {"colour": "SENTINEL"}, "model": "X9", "slug": "x9"},
+        None,
+        "validation_failed",
+        "id, name, pk, slug",
+        id="native-unknown-key",
+    ),
+    pytest.param(
+        "dcim__device-types__create",
+        {"manufacturer": {"slug": "SENTINEL"}, "model": "X9", "slug": "x9"},
+        None,
+        "validation_failed",
+        "not found",
+        id="native-no-match",
+    ),
+    pytest.param(
+        "dcim__devices__create",
+        {
+            "name": "access-9",
+            "device_type": {"slug": "x1"},
+            "tags": [{"name": "SENTINEL"}],
+        },
+        None,
+        "validation_failed",
+        "not found",
+        id="native-many-no-match",
+    ),
+    pytest.param(
+        "plugins__inventory__items__create",
+        {"device": {"name": "SENTINEL"}, "name": "fan", "serial": "SN-9"},
+        None,
+        "validation_failed",
+        "not found",
+        id="native-related-field-no-match",
+    ),
+    # A hyperlinked field's ids and lookups are resolved here.
+    pytest.param(
+        "dcim__interfaces__create",
+        {"device": MISSING, "name": "eth9"},
+        {"device": f"{CANONICAL}{API}/dcim/devices/{MISSING}/", "name": "eth9"},
+        "invalid_reference",
+        "matches no device you can see (looked up by id)",
+        id="hyperlink-unknown-id",
+    ),
+    pytest.param(
+        "dcim__interfaces__create",
+        {"device": str(MISSING), "name": "eth9"},
+        {"device": f"{CANONICAL}{API}/dcim/devices/{MISSING}/", "name": "eth9"},
+        "invalid_reference",
+        "matches no device you can see (looked up by id)",
+        id="hyperlink-unknown-numeric-string",
+    ),
+    pytest.param(
+        "dcim__interfaces__create",
+        {"device": {"serial": "SENTINEL"}, "name": "eth9"},
+        {"device": "SENTINEL", "name": "eth9"},
+        "invalid_reference",
+        "lookup keys: id, name",
+        id="hyperlink-unknown-lookup-key",
+    ),
+    pytest.param(
+        "dcim__interfaces__create",
+        {"device": "SENTINEL", "name": "eth9"},
+        None,
+        "validation_failed",
+        "not a link to an object of the right kind",
+        id="hyperlink-neither-id-nor-link",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "body", "code", "named"), REFUSED_REFERENCES
+)
+def test_a_refused_reference_is_named_and_writes_nothing(
+    world: Any,
+    zoo: Parity,
+    tool: str,
+    arguments: dict[str, Any],
+    body: Any,
+    code: str,
+    named: str,
+) -> None:
+    before = rows()
+    path = "/" + tool.rsplit("__", 1)[0].replace("__", "/") + "/"
+    _, over_mcp = zoo.same(
+        f"POST {path}", tool, arguments, body=body or arguments, verdict="invalid"
+    )
+    assert over_mcp.body["code"] == code
+    assert over_mcp.stored == before
+    sent = json.dumps(over_mcp.body) + str(over_mcp.detail)
+    assert named in sent
+    assert "SENTINEL" not in sent
+    assert str(MISSING) not in sent
 
 
 # --- plain views with a serializer class ---------------------------------------

@@ -85,6 +85,23 @@ class NativeBookSerializer(BookSerializer):
     publisher = NativePublisherField(required=False, allow_null=True)
 
 
+class CheckedPublisherField(serializers.PrimaryKeyRelatedField[Publisher]):
+    """A publisher id with a check of its own: a subclass still takes ids."""
+
+    def to_internal_value(self, data: Any) -> Publisher:
+        if isinstance(data, dict):
+            raise serializers.ValidationError("Send an id.", code="incorrect_type")
+        return super().to_internal_value(data)
+
+
+class CheckedBookSerializer(BookSerializer):
+    """The same book, its publisher an id checked by a field subclass."""
+
+    publisher = CheckedPublisherField(
+        queryset=Publisher.objects.all(), required=False, allow_null=True
+    )
+
+
 class ShelfSerializer(serializers.ModelSerializer[Shelf]):
     """A shelf whose books are written by ISBN; only books in print may go on it."""
 
