@@ -66,17 +66,27 @@ class BaseTokenValidator:
 
 
 class DOTTokenValidator(BaseTokenValidator):
-    """Access tokens of the project's own django-oauth-toolkit (3.4+).
+    """Access tokens of the project's own django-oauth-toolkit (3.4.1+).
 
     The token's RFC 8707 ``resource`` list (set by DOT when the client sent
     ``resource``) must hold this endpoint's URL; unbound tokens are refused.
     A revoked token no longer exists in DOT's table, and so is refused.
     """
 
-    def validate(self, token: str) -> Grant:
+    def __init__(self, config: OAuthConfig) -> None:
+        super().__init__(config)
         from oauth2_provider.models import get_access_token_model
 
-        model = get_access_token_model()
+        self.model = get_access_token_model()
+        names = {f.name for f in self.model._meta.get_fields()}
+        if not {"resource", "token_checksum"} <= names:
+            raise ConfigurationError(
+                "DOTTokenValidator needs django-oauth-toolkit 3.4.1 or later, "
+                "whose access tokens record their RFC 8707 resource."
+            )
+
+    def validate(self, token: str) -> Grant:
+        model = self.model
         checksum = hashlib.sha256(token.encode()).hexdigest()
         found = (
             model._default_manager.select_related("application", "user")
