@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from django.conf import settings
@@ -26,7 +26,7 @@ from frisian_mcp.conf import (
 from frisian_mcp.discovery import VIEWSET_OPTION_KEYS
 from frisian_mcp.exceptions import ConfigurationError
 
-__all__ = ["check_settings", "check_tools"]
+__all__ = ["check_oauth", "check_settings", "check_tools"]
 
 _POSITIVE_INTS = (
     "MAX_REQUEST_BYTES",
@@ -200,6 +200,62 @@ def _check_values(user: dict[str, Any]) -> list[checks.CheckMessage]:
         )
         for problem in problems
     ]
+
+
+@checks.register(checks.Tags.security)
+def check_oauth(
+    app_configs: Iterable[Any] | None = None, **kwargs: Any
+) -> list[checks.CheckMessage]:
+    """Check ``OAUTH``: its shape, HTTPS, issuers and where tokens are read."""
+    from frisian_mcp import oauth
+
+    if check_settings():
+        return []
+    try:
+        config = oauth.get_config()
+    except ConfigurationError as exc:
+        hint = "See docs/oauth.md for the keys of OAUTH."
+        return [checks.Error(str(exc), hint=hint, id="frisian_mcp.E009")]
+    if config is None:
+        return []
+    messages: list[checks.CheckMessage] = []
+    if not config.resource.startswith("https://") and not settings.DEBUG:
+        messages.append(
+            checks.Warning(
+                f"{SETTINGS_NAME}['OAUTH']['RESOURCE'] is not an https URL.",
+                hint="Bearer tokens must travel over TLS only: serve the endpoint "
+                "over HTTPS and name its https URL.",
+                id="frisian_mcp.W004",
+            )
+        )
+    if not config.authorization_servers:
+        messages.append(
+            checks.Warning(
+                f"{SETTINGS_NAME}['OAUTH'] names no AUTHORIZATION_SERVERS.",
+                hint="List the issuer URL of the server that issues the tokens; "
+                "clients find it in the resource metadata (RFC 9728).",
+                id="frisian_mcp.W005",
+            )
+        )
+    from rest_framework.settings import api_settings
+
+    classes: Sequence[Any] = (
+        mcp_settings.AUTHENTICATION_CLASSES
+        or api_settings.DEFAULT_AUTHENTICATION_CLASSES
+    )
+    if not any(
+        isinstance(c, type) and issubclass(c, oauth.BearerTokenAuthentication)
+        for c in classes
+    ):
+        messages.append(
+            checks.Warning(
+                "OAUTH is set but no authentication class reads bearer tokens.",
+                hint='Add "frisian_mcp.oauth.BearerTokenAuthentication" to '
+                'REST_FRAMEWORK["DEFAULT_AUTHENTICATION_CLASSES"] (docs/oauth.md).',
+                id="frisian_mcp.W006",
+            )
+        )
+    return messages
 
 
 def _endpoint_mounted() -> bool:

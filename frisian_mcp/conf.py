@@ -132,6 +132,14 @@ DEFAULTS: dict[str, Any] = {
     "MAX_PAGE_SIZE": 200,
     # Seconds a list result's next_token stays valid. Example: 600.
     "CONTINUATION_TOKEN_MAX_AGE": 3600,
+    # OAuth 2.1 resource server (docs/oauth.md); None: off. A dict with
+    # RESOURCE (the endpoint's canonical https URL, required),
+    # AUTHORIZATION_SERVERS (issuer URLs), TOKEN_VALIDATOR (dotted path of a
+    # frisian_mcp.tokens.BaseTokenValidator), VALIDATOR_OPTIONS (dict), SCOPES
+    # (scope -> tool categories or tool-name globs) and RESOURCE_NAME.
+    # Example: {"RESOURCE": "https://api.example.com/mcp",
+    # "AUTHORIZATION_SERVERS": ["https://auth.example.com"]}.
+    "OAUTH": None,
 }
 
 #: Keys whose values are dotted paths resolved to objects on access.
@@ -174,6 +182,7 @@ class MCPSettings:
     PAGE_SIZE: int
     MAX_PAGE_SIZE: int
     CONTINUATION_TOKEN_MAX_AGE: int
+    OAUTH: dict[str, Any] | None
 
     def __init__(self) -> None:
         self._cache: dict[str, Any] = {}

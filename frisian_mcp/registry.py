@@ -22,7 +22,7 @@ from typing import Any
 from django.core.signals import setting_changed
 from django.dispatch import receiver
 
-from frisian_mcp import arguments, cache, guards, invocation, outcomes
+from frisian_mcp import arguments, cache, guards, invocation, oauth, outcomes
 from frisian_mcp.conf import mcp_settings
 from frisian_mcp.discovery import (
     TOOL_NAME_PATTERN,
@@ -197,6 +197,9 @@ class ToolRegistry:
         except ToolError as exc:
             outcome = exc.code.value
             raise
+        except oauth.InsufficientScope:
+            outcome = "insufficient_scope"
+            raise
         finally:
             _log_call(name, context, outcome, time.perf_counter() - started)
 
@@ -220,6 +223,7 @@ class ToolRegistry:
         live = functools.partial(
             live_filters, tool.endpoint, tool.path_prefix, context.user, context.auth
         )
+        oauth.check_scope(context.auth, tool.name, tool.kind, tool.endpoint.method)
         if args.get("help") is True and "help" in schema.protocol_arguments:
             if not self.visible(context)(tool):
                 raise self._unknown_tool(name, self.visible(context))
@@ -300,18 +304,31 @@ class Visibility:
     """
 
     def __init__(self, registry: ToolRegistry, context: CallContext | None) -> None:
-        self.everything = context is None or not mcp_settings.FILTER_TOOLS_BY_PERMISSION
+        # An OAuth token's scopes narrow the list whatever the setting says.
+        self._scopes = oauth.granted(context.auth) if context is not None else None
+        self._probing = mcp_settings.FILTER_TOOLS_BY_PERMISSION
+        self.everything = context is None or (
+            not self._probing and self._scopes is None
+        )
         self._probe = invocation.Probe(context) if context is not None else None
         self._registry = registry
         self._names: frozenset[str] | None = None
         self._cached = (
-            not self.everything
+            self._probing
+            and not self.everything
             and mcp_settings.CACHE_TTL_MS > 0
             and cache.backend() is not None
         )
 
     def __call__(self, tool: Tool) -> bool:
         if self.everything or self._probe is None:
+            return True
+        method = tool.endpoint.method
+        if self._scopes is not None and not oauth.permits(
+            self._scopes, tool.name, tool.kind, method
+        ):
+            return False
+        if not self._probing:
             return True
         if not self._cached:
             return self._probe.allows(tool)

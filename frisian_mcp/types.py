@@ -55,6 +55,7 @@ class ErrorCode(enum.StrEnum):
     UNKNOWN_TOOL = "unknown_tool"
     NOT_AUTHENTICATED = "not_authenticated"
     PERMISSION_DENIED = "permission_denied"
+    INSUFFICIENT_SCOPE = "insufficient_scope"
     NOT_FOUND = "not_found"
     CONFLICT = "conflict"
     THROTTLED = "throttled"

@@ -25,10 +25,10 @@ from rest_framework import exceptions as drf_exceptions
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
 
-from frisian_mcp import jsonrpc
+from frisian_mcp import jsonrpc, oauth
 from frisian_mcp.conf import mcp_settings
 from frisian_mcp.exceptions import InvalidRequest, JSONRPCError
-from frisian_mcp.types import CallContext
+from frisian_mcp.types import CallContext, ErrorCode
 
 __all__ = ["MCPView"]
 
@@ -144,9 +144,14 @@ class MCPView(View):
         reply = jsonrpc.handle(body, context, headers=request.headers)
         if reply.body is None:
             return _accepted()
-        return _render(
+        response = _render(
             reply.status, reply.body, sse=wants_sse, priming=not reply.modern
         )
+        scope = _insufficient_scope(reply)
+        if scope is not None:
+            # MCP 2025-11-25 basic/authorization "Scope Challenge Handling".
+            response["WWW-Authenticate"] = oauth.scope_challenge(scope) or "Bearer"
+        return response
 
 
 def _read(request: HttpRequest, limit: int) -> bytes | None:
@@ -221,9 +226,7 @@ def _authenticate(request: HttpRequest) -> tuple[HttpResponse | None, CallContex
 def _refusal(
     exc: drf_exceptions.APIException, authenticators: list[Any], drf_request: Request
 ) -> HttpResponse:
-    challenge = next(
-        (h for a in authenticators if (h := a.authenticate_header(drf_request))), None
-    )
+    challenge = _challenge(authenticators, drf_request)
     credentials = isinstance(
         exc, drf_exceptions.AuthenticationFailed | drf_exceptions.NotAuthenticated
     )
@@ -237,6 +240,31 @@ def _refusal(
     if status == 401 and challenge:
         response["WWW-Authenticate"] = challenge
     return response
+
+
+def _challenge(authenticators: list[Any], drf_request: Request) -> str | None:
+    """The first authenticator's challenge, after OAuth's when it is on.
+
+    MCP 2025-11-25 basic/authorization: a 401 points to the resource
+    metadata; the project's own scheme (``Token``...) stays on offer.
+    """
+    bearer = oauth.challenge(drf_request)
+    headers = (a.authenticate_header(drf_request) for a in authenticators)
+    own = next(
+        (h for h in headers if h and not (bearer and h.startswith("Bearer"))), None
+    )
+    return ", ".join(h for h in (bearer, own) if h) or None
+
+
+def _insufficient_scope(reply: jsonrpc.Reply) -> str | None:
+    """The scope an ``insufficient_scope`` reply asks for, else ``None``."""
+    body = reply.body
+    if reply.status != 403 or not isinstance(body, dict):
+        return None
+    data = (body.get("error") or {}).get("data") or {}
+    if data.get("code") != ErrorCode.INSUFFICIENT_SCOPE:
+        return None
+    return str(data.get("scope", ""))
 
 
 _CREDENTIAL_PARAMETERS = frozenset(
