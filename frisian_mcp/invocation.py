@@ -32,7 +32,7 @@ from rest_framework.views import APIView
 
 from frisian_mcp import references, routing
 from frisian_mcp.exceptions import HOST_ERRORS
-from frisian_mcp.outcomes import Answer, page, refused_query
+from frisian_mcp.outcomes import Answer, busy, page, refused_query
 from frisian_mcp.tools import Tool
 from frisian_mcp.types import Call, CallContext, Endpoint
 
@@ -40,6 +40,10 @@ __all__ = ["Probe", "ToolPagination", "run"]
 
 _WRITES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 _CONFLICTS = (db.IntegrityError, ProtectedError, RestrictedError)
+#: serialization_failure, deadlock_detected, lock_not_available.
+_BUSY_SQLSTATES = frozenset({"40001", "40P01", "55P03"})
+#: SQLITE_BUSY, SQLITE_LOCKED (the low byte of extended result codes).
+_BUSY_SQLITE = frozenset({5, 6})
 _REFUSALS = (
     drf_exceptions.NotAuthenticated,
     drf_exceptions.PermissionDenied,
@@ -51,7 +55,8 @@ def run(tool: Tool, call: Call, context: CallContext) -> Answer:
     """Run ``call`` on ``tool``'s view as ``context``'s caller.
 
     Writes run in a transaction rolled back when the view answers an error
-    (or only validates), so a rejected call leaves no row behind.
+    (or only validates), so a rejected call leaves no row behind. A lock
+    or serialization failure is a ``busy`` error the caller may retry.
     """
     endpoint = tool.endpoint
     preset = call.body is not None and routing.takes_json(endpoint)
@@ -75,13 +80,30 @@ def run(tool: Tool, call: Call, context: CallContext) -> Answer:
                 transaction.set_rollback(True, using=using)
     except _CONFLICTS:
         return Answer(409, None, {}, entered=True)
-    except db.DataError as exc:
-        raise refused_query(tool.name, exc) from None
-    except db.OperationalError as exc:
-        if writes:
-            raise
-        raise refused_query(tool.name, exc) from None
+    except db.DatabaseError as exc:
+        if _is_busy(exc):
+            raise busy(tool.name, exc) from None
+        if isinstance(exc, db.DataError) or (
+            isinstance(exc, db.OperationalError) and not writes
+        ):
+            raise refused_query(tool.name, exc) from None
+        raise
     return _answer(response, handler)
+
+
+def _is_busy(exc: db.DatabaseError) -> bool:
+    """Whether the database gave up on a lock or a serialization.
+
+    Read from the driver's error (Django chains it as ``__cause__``): its
+    SQLSTATE (psycopg 3 ``sqlstate``, psycopg2 ``pgcode``) or SQLite's
+    primary result code, never the message text.
+    """
+    cause = exc.__cause__
+    sqlstate = getattr(cause, "sqlstate", None) or getattr(cause, "pgcode", None)
+    if sqlstate in _BUSY_SQLSTATES:
+        return True
+    code = getattr(cause, "sqlite_errorcode", None)
+    return isinstance(code, int) and code & 0xFF in _BUSY_SQLITE
 
 
 class _Handler:

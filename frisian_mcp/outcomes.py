@@ -26,9 +26,11 @@ from frisian_mcp.redaction import field_errors, host_detail, sent_values
 from frisian_mcp.types import Call, ErrorCode, FieldError, JSONObject, Kind, ListState
 
 __all__ = [
+    "BUSY_RETRY_AFTER",
     "STATUSES",
     "Answer",
     "ToolRefused",
+    "busy",
     "page",
     "refused_query",
     "result",
@@ -80,6 +82,8 @@ STATUSES: dict[int, tuple[ErrorCode, str, str | None]] = {
     ),
     429: (ErrorCode.THROTTLED, "Too many calls; wait before calling again.", None),
 }
+#: Seconds a ``busy`` caller is told to wait before calling again.
+BUSY_RETRY_AFTER = 1.0
 _RECOVERABLE = frozenset({404, 409, 429})
 #: DRF's own refusal texts, which say nothing the table's message does not.
 _STOCK_DETAILS = frozenset(
@@ -140,6 +144,20 @@ def refused_query(tool: str, exc: Exception) -> ToolExecutionError:
         recoverable=True,
         hint="Use fewer or shorter filter values, or values that fit the field.",
         extra={"correlation_id": correlation},
+    )
+
+
+def busy(tool: str, exc: Exception) -> ToolExecutionError:
+    """A write that lost a lock or serialization race; worth retrying as is."""
+    logger.info("The database was busy during %s: %s", tool, type(exc).__name__)
+    return ToolExecutionError(
+        "The database is busy with other writes and this call could not get "
+        "its turn in time. Nothing was written.",
+        code=ErrorCode.BUSY,
+        tool=tool,
+        recoverable=True,
+        retry_after=BUSY_RETRY_AFTER,
+        hint=f"Send the same call again after {BUSY_RETRY_AFTER:g} second.",
     )
 
 
