@@ -30,11 +30,11 @@ from rest_framework.pagination import BasePagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from frisian_mcp import references, routing
+from frisian_mcp import collisions, references, routing
 from frisian_mcp.exceptions import HOST_ERRORS
 from frisian_mcp.outcomes import Answer, busy, page, refused_query
 from frisian_mcp.tools import Tool
-from frisian_mcp.types import Call, CallContext, Endpoint
+from frisian_mcp.types import Call, CallContext, Endpoint, FieldError, Kind
 
 __all__ = ["Probe", "ToolPagination", "run"]
 
@@ -78,8 +78,11 @@ def run(tool: Tool, call: Call, context: CallContext) -> Answer:
             response = view.dispatch(request, *match.args, **match.kwargs)
             if atomic and (response.status_code >= 400 or call.validate_only):
                 transaction.set_rollback(True, using=using)
-    except _CONFLICTS:
-        return Answer(409, None, {}, entered=True)
+    except _CONFLICTS as exc:
+        conflicts = None
+        if isinstance(exc, db.IntegrityError):
+            conflicts = _collisions(tool, call, handler, using)
+        return Answer(409, None, {}, entered=True, conflicts=conflicts)
     except db.DatabaseError as exc:
         if _is_busy(exc):
             raise busy(tool.name, exc) from None
@@ -89,6 +92,21 @@ def run(tool: Tool, call: Call, context: CallContext) -> Answer:
             raise refused_query(tool.name, exc) from None
         raise
     return _answer(response, handler)
+
+
+def _collisions(
+    tool: Tool, call: Call, handler: _Handler, using: str
+) -> list[FieldError] | None:
+    """Which items and unique fields of a create collided, if that is why."""
+    if tool.kind != Kind.CREATE or tool.model is None:
+        return None
+    rows = handler.rows
+    if rows is None:
+        rows = call.body if call.bulk else [call.body]
+    found = collisions.find(
+        tool.model, rows, using, indexed=call.bulk, labels=handler.labels
+    )
+    return found or None
 
 
 def _is_busy(exc: db.DatabaseError) -> bool:
@@ -113,6 +131,10 @@ class _Handler:
         self.view, self.tool, self.call = view, tool, call
         self.entered = False
         self.index: int | None = None
+        #: A bulk create's validated items, and its model fields' argument
+        #: names, for naming collisions.
+        self.rows: list[Any] | None = None
+        self.labels: dict[str, str] | None = None
         method = tool.endpoint.method.lower()
         self.original = getattr(view, method)
         setattr(view, method, self)
@@ -145,6 +167,9 @@ class _Handler:
             serializer.is_valid(raise_exception=True)
             if self.call.validate_only:
                 return Response({"count": len(items)})
+            self.rows = serializer.validated_data
+            fields = serializer.child.fields.items()
+            self.labels = {field.source: name for name, field in fields}
             view.perform_create(serializer)
             return Response(serializer.data, status=201)
         # A view with its own create: one action per item, in one transaction.

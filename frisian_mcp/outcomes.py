@@ -44,7 +44,8 @@ class Answer:
     """What the view answered: status, unrendered data and headers.
 
     ``entered``: the action's handler ran (the view did not refuse the caller
-    at the door); ``index``: the bulk item being handled when it failed.
+    at the door); ``index``: the bulk item being handled when it failed;
+    ``conflicts``: the items and unique fields a refused create collided on.
     """
 
     status: int
@@ -52,6 +53,7 @@ class Answer:
     headers: Mapping[str, str]
     entered: bool = True
     index: int | None = None
+    conflicts: list[FieldError] | None = None
 
 
 class ToolRefused(ToolExecutionError):
@@ -185,6 +187,8 @@ def _error(tool: str, noun: str, call: Call, answer: Answer) -> Exception:
         extra["detail"] = detail
         if detail not in _STOCK_DETAILS and not _STOCK_NOT_FOUND.match(detail):
             message = f"{message} The API says: {detail}"
+    if answer.conflicts:
+        message, hint = _collided(message, answer.conflicts)
     retry_after = _retry_after(answer) if status == 429 else None
     if retry_after is not None:
         hint = f"Retry after {retry_after:g} seconds."
@@ -196,8 +200,32 @@ def _error(tool: str, noun: str, call: Call, answer: Answer) -> Exception:
         hint=hint,
         recoverable=status in _RECOVERABLE,
         retry_after=retry_after,
+        field=_only_field(answer.conflicts),
+        fields=answer.conflicts,
         extra=extra,
     )
+
+
+def _collided(message: str, conflicts: list[FieldError]) -> tuple[str, str]:
+    """The conflict message and hint, naming colliding items and fields."""
+    names = ", ".join(dict.fromkeys(f["field"] for f in conflicts))
+    indexes = sorted({f["index"] for f in conflicts if "index" in f})
+    if indexes:
+        plural = "s" if len(indexes) > 1 else ""
+        shown = ", ".join(map(str, indexes[:10]))
+        where = f"Item{plural} {shown} of the bulk body collide{'' if plural else 's'}"
+    else:
+        where = "The value collides"
+    message = f"{message} {where} on a unique field ({names})."
+    return message, (
+        "Give each listed item values of its own for the listed fields (no two "
+        "items alike, none already stored), then send the call again."
+    )
+
+
+def _only_field(conflicts: list[FieldError] | None) -> str | None:
+    names = {f["field"] for f in conflicts or ()}
+    return names.pop() if len(names) == 1 else None
 
 
 def _rejected(tool: str, call: Call, answer: Answer, sent: set[str]) -> ToolInputError:
