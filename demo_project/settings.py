@@ -2,7 +2,9 @@
 
 SQLite in ``db.sqlite3`` beside ``manage.py`` by default; set ``DATABASE_URL``
 (e.g. ``postgres://postgres@127.0.0.1:5432/frisian_demo``) to use another
-database. Not for production: DEBUG is on and the secret key is public.
+database. SQLite is set up for several writers at once (immediate
+transactions, a busy timeout, WAL). Not for production: DEBUG is on and the
+secret key is public.
 """
 
 from __future__ import annotations
@@ -71,6 +73,17 @@ DATABASES = {
         conn_max_age=60,
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    DATABASES["default"]["OPTIONS"] = {
+        # Take the write lock when a transaction begins: a deferred one that
+        # reads first cannot upgrade under contention and fails at once with
+        # "database is locked" instead of waiting.
+        "transaction_mode": "IMMEDIATE",
+        # Seconds a writer waits for the lock before giving up.
+        "timeout": 20,
+        # WAL: readers never block the writer, nor it them.
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 LANGUAGE_CODE = "en-us"

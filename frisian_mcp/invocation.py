@@ -7,79 +7,43 @@ validation, ``perform_*`` hooks, filters and pagination run as over REST.
 The action's handler is wrapped to report argument errors only after the
 access checks, resolve lookup objects, validate without writing and create
 in bulk. :class:`Probe` answers ``tools/list``'s "may this caller use it?".
+The inner request and its URL match come from :mod:`frisian_mcp.routing`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
-import io
 import json
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import urlencode
 
 from django import db, urls
-from django.conf import settings
-from django.contrib.auth.models import AnonymousUser
 from django.core.handlers.wsgi import WSGIRequest
-from django.core.signals import setting_changed
 from django.db import DEFAULT_DB_ALIAS, router, transaction
 from django.db.models import ProtectedError, QuerySet, RestrictedError
-from django.dispatch import receiver
 from django.http import HttpResponseBase
 from django.utils.datastructures import MultiValueDict
 from rest_framework import exceptions as drf_exceptions
 from rest_framework import mixins
 from rest_framework.generics import GenericAPIView
 from rest_framework.pagination import BasePagination
-from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
-from rest_framework.utils.encoders import JSONEncoder
 from rest_framework.views import APIView
 
-from frisian_mcp import references
-from frisian_mcp.conf import mcp_settings
+from frisian_mcp import collisions, references, routing
 from frisian_mcp.exceptions import HOST_ERRORS
-from frisian_mcp.outcomes import Answer, page, refused_query
+from frisian_mcp.outcomes import Answer, busy, page, refused_query
 from frisian_mcp.tools import Tool
-from frisian_mcp.types import Call, CallContext, Endpoint
+from frisian_mcp.types import Call, CallContext, Endpoint, FieldError, Kind
 
 __all__ = ["Probe", "ToolPagination", "run"]
 
 _WRITES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 _CONFLICTS = (db.IntegrityError, ProtectedError, RestrictedError)
-# Request attributes Django sets itself; the rest (session, tenant, site...)
-# a middleware put on the outer request is copied to the inner one.
-_OWN = frozenset(
-    [
-        "environ",
-        "path_info",
-        "path",
-        "META",
-        "method",
-        "content_type",
-        "content_params",
-        "GET",
-        "POST",
-        "resolver_match",
-        "COOKIES",
-        "FILES",
-        "encoding",
-        "upload_handlers",
-        "user",
-        "auth",
-        "urlconf",
-        "csrf_processing_done",
-        "csrf_cookie_needs_reset",
-    ]
-)
-_ENVIRON = (
-    "SERVER_NAME", "SERVER_PORT", "SERVER_PROTOCOL", "REMOTE_ADDR", "REMOTE_HOST",
-    "SCRIPT_NAME", "HTTPS", "wsgi.url_scheme", "wsgi.version", "wsgi.multithread",
-    "wsgi.multiprocess", "wsgi.run_once", "wsgi.errors",
-)  # fmt: skip
-_CREDENTIALS = ("HTTP_AUTHORIZATION", "HTTP_COOKIE")
+#: serialization_failure, deadlock_detected, lock_not_available.
+_BUSY_SQLSTATES = frozenset({"40001", "40P01", "55P03"})
+#: SQLITE_BUSY, SQLITE_LOCKED (the low byte of extended result codes).
+_BUSY_SQLITE = frozenset({5, 6})
 _REFUSALS = (
     drf_exceptions.NotAuthenticated,
     drf_exceptions.PermissionDenied,
@@ -91,12 +55,13 @@ def run(tool: Tool, call: Call, context: CallContext) -> Answer:
     """Run ``call`` on ``tool``'s view as ``context``'s caller.
 
     Writes run in a transaction rolled back when the view answers an error
-    (or only validates), so a rejected call leaves no row behind.
+    (or only validates), so a rejected call leaves no row behind. A lock
+    or serialization failure is a ``busy`` error the caller may retry.
     """
     endpoint = tool.endpoint
-    preset = call.body is not None and _takes_json(endpoint)
-    request = _request(endpoint, call, context, encode=not preset)
-    match = _resolve(endpoint, call.path_kwargs, request)
+    preset = call.body is not None and routing.takes_json(endpoint)
+    request = routing.build_request(endpoint, call, context, encode=not preset)
+    match = routing.resolve(endpoint, call.path_kwargs, request)
     if match is None:
         if call.error is None:
             return Answer(404, None, {}, entered=True)
@@ -113,15 +78,50 @@ def run(tool: Tool, call: Call, context: CallContext) -> Answer:
             response = view.dispatch(request, *match.args, **match.kwargs)
             if atomic and (response.status_code >= 400 or call.validate_only):
                 transaction.set_rollback(True, using=using)
-    except _CONFLICTS:
-        return Answer(409, None, {}, entered=True)
-    except db.DataError as exc:
-        raise refused_query(tool.name, exc) from None
-    except db.OperationalError as exc:
-        if writes:
-            raise
-        raise refused_query(tool.name, exc) from None
+    except _CONFLICTS as exc:
+        conflicts = None
+        if isinstance(exc, db.IntegrityError):
+            conflicts = _collisions(tool, call, handler, using)
+        return Answer(409, None, {}, entered=True, conflicts=conflicts)
+    except db.DatabaseError as exc:
+        if _is_busy(exc):
+            raise busy(tool.name, exc) from None
+        if isinstance(exc, db.DataError) or (
+            isinstance(exc, db.OperationalError) and not writes
+        ):
+            raise refused_query(tool.name, exc) from None
+        raise
     return _answer(response, handler)
+
+
+def _collisions(
+    tool: Tool, call: Call, handler: _Handler, using: str
+) -> list[FieldError] | None:
+    """Which items and unique fields of a create collided, if that is why."""
+    if tool.kind != Kind.CREATE or tool.model is None:
+        return None
+    rows = handler.rows
+    if rows is None:
+        rows = call.body if call.bulk else [call.body]
+    found = collisions.find(
+        tool.model, rows, using, indexed=call.bulk, labels=handler.labels
+    )
+    return found or None
+
+
+def _is_busy(exc: db.DatabaseError) -> bool:
+    """Whether the database gave up on a lock or a serialization.
+
+    Read from the driver's error (Django chains it as ``__cause__``): its
+    SQLSTATE (psycopg 3 ``sqlstate``, psycopg2 ``pgcode``) or SQLite's
+    primary result code, never the message text.
+    """
+    cause = exc.__cause__
+    sqlstate = getattr(cause, "sqlstate", None) or getattr(cause, "pgcode", None)
+    if sqlstate in _BUSY_SQLSTATES:
+        return True
+    code = getattr(cause, "sqlite_errorcode", None)
+    return isinstance(code, int) and code & 0xFF in _BUSY_SQLITE
 
 
 class _Handler:
@@ -131,6 +131,10 @@ class _Handler:
         self.view, self.tool, self.call = view, tool, call
         self.entered = False
         self.index: int | None = None
+        #: A bulk create's validated items, and its model fields' argument
+        #: names, for naming collisions.
+        self.rows: list[Any] | None = None
+        self.labels: dict[str, str] | None = None
         method = tool.endpoint.method.lower()
         self.original = getattr(view, method)
         setattr(view, method, self)
@@ -163,6 +167,9 @@ class _Handler:
             serializer.is_valid(raise_exception=True)
             if self.call.validate_only:
                 return Response({"count": len(items)})
+            self.rows = serializer.validated_data
+            fields = serializer.child.fields.items()
+            self.labels = {field.source: name for name, field in fields}
             view.perform_create(serializer)
             return Response(serializer.data, status=201)
         # A view with its own create: one action per item, in one transaction.
@@ -220,7 +227,7 @@ class Probe:
         key = _shared_key(tool) or (endpoint.callback, endpoint.method)
         if key in self._answers:
             return self._answers[key]
-        request = _inner(self.context, endpoint, "/", "", b"")
+        request = routing.inner_request(self.context, endpoint, "/", "", b"")
         view = _view(endpoint, request, dict(endpoint.fixed_kwargs), None)
         self._answers[key] = True
         try:
@@ -301,139 +308,3 @@ def _view(
     view.request, view.args, view.kwargs = request, (), dict(kwargs)
     view.format_kwarg = None
     return view
-
-
-def _request(
-    endpoint: Endpoint, call: Call, context: CallContext, *, encode: bool
-) -> WSGIRequest:
-    path = endpoint.path
-    for kwarg, value in call.path_kwargs.items():
-        path = path.replace("{" + kwarg + "}", value)
-    # WSGI carries the path as latin-1 text of its UTF-8 bytes (PEP 3333).
-    path = path.encode("utf-8").decode("iso-8859-1")
-    body = b""
-    if encode and call.body is not None:
-        # Parsed by the view's own parsers, which refuse JSON as over REST.
-        body = json.dumps(call.body, cls=JSONEncoder).encode()
-    request = _inner(context, endpoint, path, urlencode(call.query), body)
-    request.frisian_mcp_call = call  # type: ignore[attr-defined]
-    return request
-
-
-def _takes_json(endpoint: Endpoint) -> bool:
-    parsers = getattr(endpoint.view_class, "parser_classes", ())
-    return any(isinstance(p, type) and issubclass(p, JSONParser) for p in parsers)
-
-
-def _inner(
-    context: CallContext, endpoint: Endpoint, path: str, query: str, body: bytes
-) -> WSGIRequest:
-    """An inner request: the outer one's headers and attributes, the caller."""
-    outer = context.request
-    dropped = {"HTTP_CONTENT_LENGTH", "HTTP_CONTENT_TYPE"}
-    if not context.is_authenticated:
-        # The view must not authenticate a caller the endpoint did not.
-        dropped.update(_CREDENTIALS)
-    environ: dict[str, Any] = {"wsgi.url_scheme": outer.scheme or "http"}
-    environ.update(SERVER_NAME="localhost", SERVER_PORT="80")
-    for key, value in outer.META.items():
-        if (key.startswith("HTTP_") or key in _ENVIRON) and key not in dropped:
-            environ[key] = value
-    environ.update(
-        REQUEST_METHOD=endpoint.method,
-        PATH_INFO=path,
-        QUERY_STRING=query,
-        CONTENT_TYPE="application/json",
-        CONTENT_LENGTH=str(len(body)),
-        HTTP_ACCEPT="application/json",
-    )
-    environ["wsgi.input"] = io.BytesIO(body)
-    request = WSGIRequest(environ)
-    for key, value in vars(outer).items():
-        if not key.startswith("_") and key not in _OWN:
-            setattr(request, key, value)
-    if not context.is_authenticated:
-        request.user = context.user or AnonymousUser()
-    elif _accepts_caller(endpoint, context):
-        # DRF's Request honours these: the view sees the endpoint's caller.
-        request.user = request._force_auth_user = context.user  # type: ignore[attr-defined]
-        request._force_auth_token = context.auth  # type: ignore[attr-defined]
-    else:
-        # A view that does not take the endpoint's kind of credentials
-        # authenticates from the copied headers and session, as over REST.
-        request.user = context.session_user or AnonymousUser()
-    return request
-
-
-def _accepts_caller(endpoint: Endpoint, context: CallContext) -> bool:
-    """Whether the view takes the authenticator that recognised the caller."""
-    classes = endpoint.initkwargs.get(
-        "authentication_classes",
-        getattr(endpoint.view_class, "authentication_classes", None),
-    )
-    if context.authenticator is None or classes is None:
-        return True
-    return any(isinstance(context.authenticator, cls) for cls in classes)
-
-
-def _resolve(
-    endpoint: Endpoint, path_kwargs: Mapping[str, str], request: WSGIRequest
-) -> urls.ResolverMatch | None:
-    """Resolve the inner path; ``None`` unless it lands on the endpoint's view."""
-    expected = {**endpoint.fixed_kwargs, **path_kwargs}
-    urlconf = (
-        getattr(request, "urlconf", None)
-        or mcp_settings.URLCONF
-        or str(settings.ROOT_URLCONF)
-    )
-    lookup = _resolve_path if endpoint.path_variables else _resolve_fixed
-    match = lookup(urlconf, request.path_info)
-    if match is None or not _lands_on(match, endpoint, expected):
-        match = _reverse_match(endpoint, expected, urlconf)
-    if match is not None:
-        request.resolver_match = match
-    return match
-
-
-def _resolve_path(urlconf: str, path: str) -> urls.ResolverMatch | None:
-    try:
-        return urls.get_resolver(urlconf).resolve(path)
-    except urls.Resolver404:
-        return None
-
-
-# Paths without variables (list, create) resolve the same every time.
-_resolve_fixed = functools.lru_cache(maxsize=4096)(_resolve_path)
-
-
-@receiver(setting_changed)
-def _forget_resolutions(*, setting: str, **kwargs: Any) -> None:
-    if setting in ("ROOT_URLCONF", "FRISIAN_MCP"):
-        _resolve_fixed.cache_clear()
-
-
-def _lands_on(
-    match: urls.ResolverMatch, endpoint: Endpoint, expected: Mapping[str, str]
-) -> bool:
-    same_view = getattr(match.func, "cls", None) is endpoint.view_class and getattr(
-        match.func, "actions", None
-    ) == getattr(endpoint.callback, "actions", None)
-    return same_view and all(str(match.kwargs.get(k)) == v for k, v in expected.items())
-
-
-def _reverse_match(
-    endpoint: Endpoint, kwargs: Mapping[str, str], urlconf: str
-) -> urls.ResolverMatch | None:
-    """Second chance for regexes the path template cannot express."""
-    if not endpoint.url_name:
-        return None
-    name = ":".join(filter(None, (endpoint.namespace, endpoint.url_name)))
-    try:
-        path = urls.reverse(name, kwargs=dict(kwargs), urlconf=urlconf)
-        prefix = urls.get_script_prefix()
-        if path.startswith(prefix):
-            path = "/" + path[len(prefix) :]
-        match = urls.get_resolver(urlconf).resolve(path)
-    except (urls.NoReverseMatch, urls.Resolver404):
-        return None
-    return match if _lands_on(match, endpoint, kwargs) else None

@@ -2,7 +2,8 @@
 
 2xx becomes ``structuredContent`` (always an object). 400 becomes a
 :class:`ToolInputError` naming fields and DRF codes, with messages that quote
-the submitted value replaced or redacted (seed 002). Other statuses become
+the submitted value replaced or redacted (seed 002, through
+:mod:`frisian_mcp.redaction`). Other statuses become
 :class:`ToolExecutionError`\\ s through :data:`STATUSES`.
 """
 
@@ -11,7 +12,7 @@ from __future__ import annotations
 import logging
 import re
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,11 +20,21 @@ from django.db.models import Manager, Model, QuerySet
 from rest_framework import exceptions
 
 from frisian_mcp.conf import mcp_settings
-from frisian_mcp.exceptions import ToolExecutionError, ToolInputError, plain_name
+from frisian_mcp.exceptions import ToolExecutionError, ToolInputError
 from frisian_mcp.jsonschema import plain
+from frisian_mcp.redaction import field_errors, host_detail, sent_values
 from frisian_mcp.types import Call, ErrorCode, FieldError, JSONObject, Kind, ListState
 
-__all__ = ["STATUSES", "Answer", "ToolRefused", "page", "refused_query", "result"]
+__all__ = [
+    "BUSY_RETRY_AFTER",
+    "STATUSES",
+    "Answer",
+    "ToolRefused",
+    "busy",
+    "page",
+    "refused_query",
+    "result",
+]
 
 logger = logging.getLogger("frisian_mcp")
 
@@ -33,7 +44,8 @@ class Answer:
     """What the view answered: status, unrendered data and headers.
 
     ``entered``: the action's handler ran (the view did not refuse the caller
-    at the door); ``index``: the bulk item being handled when it failed.
+    at the door); ``index``: the bulk item being handled when it failed;
+    ``conflicts``: the items and unique fields a refused create collided on.
     """
 
     status: int
@@ -41,6 +53,7 @@ class Answer:
     headers: Mapping[str, str]
     entered: bool = True
     index: int | None = None
+    conflicts: list[FieldError] | None = None
 
 
 class ToolRefused(ToolExecutionError):
@@ -71,6 +84,8 @@ STATUSES: dict[int, tuple[ErrorCode, str, str | None]] = {
     ),
     429: (ErrorCode.THROTTLED, "Too many calls; wait before calling again.", None),
 }
+#: Seconds a ``busy`` caller is told to wait before calling again.
+BUSY_RETRY_AFTER = 1.0
 _RECOVERABLE = frozenset({404, 409, 429})
 #: DRF's own refusal texts, which say nothing the table's message does not.
 _STOCK_DETAILS = frozenset(
@@ -86,19 +101,7 @@ _STOCK_DETAILS = frozenset(
     )
 )
 _STOCK_NOT_FOUND = re.compile(r"^No \w+ matches the given query\.$")
-_DOTTED = re.compile(r"[\w.\[\]-]{1,128}")
 _ITEM = re.compile(r"^\[(\d+)\]\.?(.*)$")
-
-# DRF error codes whose stock messages quote the submitted value.
-_REPLACED = {
-    "invalid_choice": "is not one of the allowed choices",
-    "does_not_exist": "refers to an object that does not exist or is not visible to you",
-    "incorrect_type": "is not in a form this reference accepts (its description lists them)",
-    "no_match": "is not a link to an object of the right kind",
-    "incorrect_match": "is not a link to an object of the right kind",
-    "not_a_list": "must be a list",
-    "not_a_dict": "must be an object",
-}
 
 
 def result(
@@ -146,9 +149,23 @@ def refused_query(tool: str, exc: Exception) -> ToolExecutionError:
     )
 
 
+def busy(tool: str, exc: Exception) -> ToolExecutionError:
+    """A write that lost a lock or serialization race; worth retrying as is."""
+    logger.info("The database was busy during %s: %s", tool, type(exc).__name__)
+    return ToolExecutionError(
+        "The database is busy with other writes and this call could not get "
+        "its turn in time. Nothing was written.",
+        code=ErrorCode.BUSY,
+        tool=tool,
+        recoverable=True,
+        retry_after=BUSY_RETRY_AFTER,
+        hint=f"Send the same call again after {BUSY_RETRY_AFTER:g} second.",
+    )
+
+
 def _error(tool: str, noun: str, call: Call, answer: Answer) -> Exception:
     status = answer.status
-    sent = _values([call.body, call.path_kwargs, [v for _, v in call.query]])
+    sent = sent_values([call.body, call.path_kwargs, [v for _, v in call.query]])
     if status == 400:
         return _rejected(tool, call, answer, sent)
     failed = status >= 500
@@ -163,13 +180,15 @@ def _error(tool: str, noun: str, call: Call, answer: Answer) -> Exception:
     )
     message = message.format(noun=noun)
     extra: JSONObject = {}
-    detail = None if failed else _host_detail(answer.data, sent)
+    detail = None if failed else host_detail(answer.data, sent)
     if detail is not None:
         # The host's own reason (which dependents block a delete, which
         # setting forbids the change): what REST would show, values redacted.
         extra["detail"] = detail
         if detail not in _STOCK_DETAILS and not _STOCK_NOT_FOUND.match(detail):
             message = f"{message} The API says: {detail}"
+    if answer.conflicts:
+        message, hint = _collided(message, answer.conflicts)
     retry_after = _retry_after(answer) if status == 429 else None
     if retry_after is not None:
         hint = f"Retry after {retry_after:g} seconds."
@@ -181,8 +200,32 @@ def _error(tool: str, noun: str, call: Call, answer: Answer) -> Exception:
         hint=hint,
         recoverable=status in _RECOVERABLE,
         retry_after=retry_after,
+        field=_only_field(answer.conflicts),
+        fields=answer.conflicts,
         extra=extra,
     )
+
+
+def _collided(message: str, conflicts: list[FieldError]) -> tuple[str, str]:
+    """The conflict message and hint, naming colliding items and fields."""
+    names = ", ".join(dict.fromkeys(f["field"] for f in conflicts))
+    indexes = sorted({f["index"] for f in conflicts if "index" in f})
+    if indexes:
+        plural = "s" if len(indexes) > 1 else ""
+        shown = ", ".join(map(str, indexes[:10]))
+        where = f"Item{plural} {shown} of the bulk body collide{'' if plural else 's'}"
+    else:
+        where = "The value collides"
+    message = f"{message} {where} on a unique field ({names})."
+    return message, (
+        "Give each listed item values of its own for the listed fields (no two "
+        "items alike, none already stored), then send the call again."
+    )
+
+
+def _only_field(conflicts: list[FieldError] | None) -> str | None:
+    names = {f["field"] for f in conflicts or ()}
+    return names.pop() if len(names) == 1 else None
 
 
 def _rejected(tool: str, call: Call, answer: Answer, sent: set[str]) -> ToolInputError:
@@ -237,123 +280,6 @@ def _indexed(entry: FieldError, index: int | None) -> FieldError:
             "field": match[2] or "non_field_errors",
         }
     return entry if index is None else {"index": index, **entry}
-
-
-def field_errors(data: Any, sent: set[str]) -> list[FieldError]:
-    """A 400's error data as ``[{"field", "code", "message"}]``.
-
-    Reads DRF's own shape, drf-standardized-errors' (``errors`` of ``code``,
-    ``detail``, ``attr``) and RFC 9457 problem details; anything else gets
-    one value-free entry rather than a guess. Every value the caller sent
-    (``sent``) is redacted from every message, whatever the shape.
-    """
-    if isinstance(data, Mapping):
-        listed = data.get("errors", data.get("invalid_params"))
-        if (
-            isinstance(listed, list)
-            and listed
-            and all(isinstance(e, Mapping) for e in listed)
-        ):
-            return [_listed(entry, sent) for entry in listed]
-        if "status" in data and ("title" in data or "type" in data):
-            detail = _host_detail(data, sent) or "the request is invalid"
-            return [{"field": "non_field_errors", "code": "invalid", "message": detail}]
-    found = _drf_errors(data, sent, "")
-    if found is not None:
-        return found
-    return [
-        {
-            "field": "non_field_errors",
-            "code": "invalid",
-            "message": "the API rejected the data in a form frisian_mcp cannot "
-            "read; the same request over REST shows why",
-        }
-    ]
-
-
-def _drf_errors(data: Any, sent: set[str], prefix: str) -> list[FieldError] | None:
-    """DRF's error shape (text leaves in lists and dicts) as entries, else None."""
-    if isinstance(data, str):
-        return [_entry(prefix, data, sent)]
-    if isinstance(data, Mapping):
-        parts = [
-            (f"{prefix}[{key}]", value)
-            if isinstance(key, int)  # ListSerializer errors, by item index
-            else (f"{prefix}.{plain_name(key) or '<key>'}".lstrip("."), value)
-            for key, value in data.items()
-        ]
-    elif isinstance(data, list | tuple):
-        if all(isinstance(item, str) for item in data):
-            parts = [(prefix, item) for item in data]
-        else:  # errors per item; an item without errors is empty
-            parts = [(f"{prefix}[{i}]", v) for i, v in enumerate(data) if v != ""]
-    else:
-        return None
-    errors: list[FieldError] = []
-    for path, value in parts:
-        found = _drf_errors(value, sent, path)
-        if found is None:
-            return None
-        errors.extend(found)
-    return errors
-
-
-def _listed(entry: Mapping[str, Any], sent: set[str]) -> FieldError:
-    """One entry of drf-standardized-errors' or RFC 9457's ``invalid_params``."""
-    attr = entry.get("attr", entry.get("name"))
-    field = plain_name(attr)
-    if field is None and isinstance(attr, str) and _DOTTED.fullmatch(attr):
-        field = attr  # a dotted path to a nested field, e.g. "items.0.name"
-    code = entry.get("code")
-    detail = entry.get("detail", entry.get("reason"))
-    return {
-        "field": field or "non_field_errors",
-        "code": code if isinstance(code, str) and plain_name(code) else "invalid",
-        "message": _REPLACED.get(str(code))
-        or _redact(str(detail or "is invalid"), sent),
-    }
-
-
-def _host_detail(data: Any, sent: set[str]) -> str | None:
-    """The host's refusal reason (``detail``, a problem's ``title``), redacted."""
-    text = data[0] if isinstance(data, list | tuple) and len(data) == 1 else data
-    if isinstance(text, Mapping):
-        listed = text.get("errors")
-        first = listed[0] if isinstance(listed, list) and listed else None
-        text = text.get("detail") or text.get("title")
-        if text is None and isinstance(first, Mapping):
-            text = first.get("detail")
-    if not isinstance(text, str) or not text.strip():
-        return None
-    return _redact(text.strip()[:500], sent)
-
-
-def _entry(field: str, detail: Any, sent: set[str]) -> FieldError:
-    code = str(getattr(detail, "code", None) or "invalid")
-    message = _REPLACED.get(code) or _redact(str(detail), sent)
-    return {"field": field or "non_field_errors", "code": code, "message": message}
-
-
-def _values(sent: Any) -> set[str]:
-    """Every scalar the caller sent, as text."""
-    if isinstance(sent, Mapping):
-        sent = list(sent.values())
-    if isinstance(sent, list | tuple):
-        return set().union(*(_values(v) for v in sent)) if sent else set()
-    if sent is None or isinstance(sent, bool) or str(sent) == "":
-        return set()
-    return {str(sent)}
-
-
-def _redact(message: str, values: Iterable[str]) -> str:
-    for value in sorted(values, key=len, reverse=True):
-        if len(value) < 2 and not value.isalnum():
-            continue
-        pattern = re.escape(value)
-        if value[:1].isalnum():
-            pattern = r"(?<![\w])" + pattern + r"(?![\w])"
-        message = re.sub(pattern, "<value>", message)
-    return message
 
 
 def _retry_after(answer: Answer) -> float | None:

@@ -59,6 +59,7 @@ class ErrorCode(enum.StrEnum):
     NOT_FOUND = "not_found"
     CONFLICT = "conflict"
     THROTTLED = "throttled"
+    BUSY = "busy"
     REQUEST_REJECTED = "request_rejected"
     INTERNAL_ERROR = "internal_error"
 

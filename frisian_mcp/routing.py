@@ -1,0 +1,197 @@
+"""Routing: the inner request a tool call becomes, and the view it lands on.
+
+The inner request carries the outer one's headers and middleware attributes
+and the MCP caller, so the view authenticates as over REST; resolution finds
+the URL pattern of the tool's endpoint (ADR 0001).
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import json
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urlencode
+
+from django import urls
+from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
+from django.core.handlers.wsgi import WSGIRequest
+from django.core.signals import setting_changed
+from django.dispatch import receiver
+from rest_framework.parsers import JSONParser
+from rest_framework.utils.encoders import JSONEncoder
+
+from frisian_mcp.conf import mcp_settings
+from frisian_mcp.types import Call, CallContext, Endpoint
+
+__all__ = ["build_request", "inner_request", "resolve", "takes_json"]
+
+# Request attributes Django sets itself; the rest (session, tenant, site...)
+# a middleware put on the outer request is copied to the inner one.
+_OWN = frozenset(
+    [
+        "environ",
+        "path_info",
+        "path",
+        "META",
+        "method",
+        "content_type",
+        "content_params",
+        "GET",
+        "POST",
+        "resolver_match",
+        "COOKIES",
+        "FILES",
+        "encoding",
+        "upload_handlers",
+        "user",
+        "auth",
+        "urlconf",
+        "csrf_processing_done",
+        "csrf_cookie_needs_reset",
+    ]
+)
+_ENVIRON = (
+    "SERVER_NAME", "SERVER_PORT", "SERVER_PROTOCOL", "REMOTE_ADDR", "REMOTE_HOST",
+    "SCRIPT_NAME", "HTTPS", "wsgi.url_scheme", "wsgi.version", "wsgi.multithread",
+    "wsgi.multiprocess", "wsgi.run_once", "wsgi.errors",
+)  # fmt: skip
+_CREDENTIALS = ("HTTP_AUTHORIZATION", "HTTP_COOKIE")
+
+
+def build_request(
+    endpoint: Endpoint, call: Call, context: CallContext, *, encode: bool
+) -> WSGIRequest:
+    path = endpoint.path
+    for kwarg, value in call.path_kwargs.items():
+        path = path.replace("{" + kwarg + "}", value)
+    # WSGI carries the path as latin-1 text of its UTF-8 bytes (PEP 3333).
+    path = path.encode("utf-8").decode("iso-8859-1")
+    body = b""
+    if encode and call.body is not None:
+        # Parsed by the view's own parsers, which refuse JSON as over REST.
+        body = json.dumps(call.body, cls=JSONEncoder).encode()
+    request = inner_request(context, endpoint, path, urlencode(call.query), body)
+    request.frisian_mcp_call = call  # type: ignore[attr-defined]
+    return request
+
+
+def takes_json(endpoint: Endpoint) -> bool:
+    parsers = getattr(endpoint.view_class, "parser_classes", ())
+    return any(isinstance(p, type) and issubclass(p, JSONParser) for p in parsers)
+
+
+def inner_request(
+    context: CallContext, endpoint: Endpoint, path: str, query: str, body: bytes
+) -> WSGIRequest:
+    """An inner request: the outer one's headers and attributes, the caller."""
+    outer = context.request
+    dropped = {"HTTP_CONTENT_LENGTH", "HTTP_CONTENT_TYPE"}
+    if not context.is_authenticated:
+        # The view must not authenticate a caller the endpoint did not.
+        dropped.update(_CREDENTIALS)
+    environ: dict[str, Any] = {"wsgi.url_scheme": outer.scheme or "http"}
+    environ.update(SERVER_NAME="localhost", SERVER_PORT="80")
+    for key, value in outer.META.items():
+        if (key.startswith("HTTP_") or key in _ENVIRON) and key not in dropped:
+            environ[key] = value
+    environ.update(
+        REQUEST_METHOD=endpoint.method,
+        PATH_INFO=path,
+        QUERY_STRING=query,
+        CONTENT_TYPE="application/json",
+        CONTENT_LENGTH=str(len(body)),
+        HTTP_ACCEPT="application/json",
+    )
+    environ["wsgi.input"] = io.BytesIO(body)
+    request = WSGIRequest(environ)
+    for key, value in vars(outer).items():
+        if not key.startswith("_") and key not in _OWN:
+            setattr(request, key, value)
+    if not context.is_authenticated:
+        request.user = context.user or AnonymousUser()
+    elif _accepts_caller(endpoint, context):
+        # DRF's Request honours these: the view sees the endpoint's caller.
+        request.user = request._force_auth_user = context.user  # type: ignore[attr-defined]
+        request._force_auth_token = context.auth  # type: ignore[attr-defined]
+    else:
+        # A view that does not take the endpoint's kind of credentials
+        # authenticates from the copied headers and session, as over REST.
+        request.user = context.session_user or AnonymousUser()
+    return request
+
+
+def _accepts_caller(endpoint: Endpoint, context: CallContext) -> bool:
+    """Whether the view takes the authenticator that recognised the caller."""
+    classes = endpoint.initkwargs.get(
+        "authentication_classes",
+        getattr(endpoint.view_class, "authentication_classes", None),
+    )
+    if context.authenticator is None or classes is None:
+        return True
+    return any(isinstance(context.authenticator, cls) for cls in classes)
+
+
+def resolve(
+    endpoint: Endpoint, path_kwargs: Mapping[str, str], request: WSGIRequest
+) -> urls.ResolverMatch | None:
+    """Resolve the inner path; ``None`` unless it lands on the endpoint's view."""
+    expected = {**endpoint.fixed_kwargs, **path_kwargs}
+    urlconf = (
+        getattr(request, "urlconf", None)
+        or mcp_settings.URLCONF
+        or str(settings.ROOT_URLCONF)
+    )
+    lookup = _resolve_path if endpoint.path_variables else _resolve_fixed
+    match = lookup(urlconf, request.path_info)
+    if match is None or not _lands_on(match, endpoint, expected):
+        match = _reverse_match(endpoint, expected, urlconf)
+    if match is not None:
+        request.resolver_match = match
+    return match
+
+
+def _resolve_path(urlconf: str, path: str) -> urls.ResolverMatch | None:
+    try:
+        return urls.get_resolver(urlconf).resolve(path)
+    except urls.Resolver404:
+        return None
+
+
+# Paths without variables (list, create) resolve the same every time.
+_resolve_fixed = functools.lru_cache(maxsize=4096)(_resolve_path)
+
+
+@receiver(setting_changed)
+def _forget_resolutions(*, setting: str, **kwargs: Any) -> None:
+    if setting in ("ROOT_URLCONF", "FRISIAN_MCP"):
+        _resolve_fixed.cache_clear()
+
+
+def _lands_on(
+    match: urls.ResolverMatch, endpoint: Endpoint, expected: Mapping[str, str]
+) -> bool:
+    same_view = getattr(match.func, "cls", None) is endpoint.view_class and getattr(
+        match.func, "actions", None
+    ) == getattr(endpoint.callback, "actions", None)
+    return same_view and all(str(match.kwargs.get(k)) == v for k, v in expected.items())
+
+
+def _reverse_match(
+    endpoint: Endpoint, kwargs: Mapping[str, str], urlconf: str
+) -> urls.ResolverMatch | None:
+    """Second chance for regexes the path template cannot express."""
+    if not endpoint.url_name:
+        return None
+    name = ":".join(filter(None, (endpoint.namespace, endpoint.url_name)))
+    try:
+        path = urls.reverse(name, kwargs=dict(kwargs), urlconf=urlconf)
+        prefix = urls.get_script_prefix()
+        if path.startswith(prefix):
+            path = "/" + path[len(prefix) :]
+        match = urls.get_resolver(urlconf).resolve(path)
+    except (urls.NoReverseMatch, urls.Resolver404):
+        return None
+    return match if _lands_on(match, endpoint, kwargs) else None
