@@ -10,6 +10,7 @@ Needs only Python 3.11+ and this checkout. Every command first makes sure
     python3 dev.py manage ...       # a management command of the demo project
     python3 dev.py lint             # ruff check + ruff format --check
     python3 dev.py type             # mypy --strict
+    python3 dev.py package          # build sdist + wheel, twine check, smoke-test the wheel
     python3 dev.py bench ...        # a benchmark from bench/ (see docs/performance.md)
 
 Extra arguments after ``test`` go to pytest, e.g. ``python3 dev.py test -k wrapper``.
@@ -20,9 +21,11 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import venv
 from pathlib import Path
 
@@ -30,15 +33,20 @@ ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PYTHON = BIN / ("python.exe" if os.name == "nt" else "python")
-COMMANDS = ("demo", "test", "manage", "lint", "type", "bench")
+COMMANDS = ("demo", "test", "manage", "lint", "type", "package", "bench")
 #: Every command gets every group, so no command reinstalls under another
 #: (a running demo keeps its environment while the tests run).
-GROUPS = ["demo", "test", "lint", "type"]
+GROUPS = ["demo", "test", "lint", "type", "package"]
+SMOKE = ROOT / ".ci" / "smoke_wheel.py"
 
 
-def run(*args: str | os.PathLike[str], env: dict[str, str] | None = None) -> None:
-    """Run a command from the project root; exit with its code on failure."""
-    result = subprocess.run([str(a) for a in args], cwd=ROOT, env=env, check=False)
+def run(
+    *args: str | os.PathLike[str],
+    env: dict[str, str] | None = None,
+    cwd: Path = ROOT,
+) -> None:
+    """Run a command (from the project root); exit with its code on failure."""
+    result = subprocess.run([str(a) for a in args], cwd=cwd, env=env, check=False)
     if result.returncode:
         sys.exit(result.returncode)
 
@@ -104,6 +112,33 @@ def demo(argv: list[str]) -> None:
     manage("runserver", f"{options.host}:{options.port}")
 
 
+def package() -> None:
+    """Build the sdist and wheel into dist/, check them, smoke-test the wheel.
+
+    The wheel is installed (not editable) into a new virtualenv in a
+    temporary directory and the smoke test runs there, with nothing of the
+    checkout on ``sys.path``: what a user of the published package gets.
+    """
+    dist = ROOT / "dist"
+    shutil.rmtree(dist, ignore_errors=True)
+    print("Building the sdist and the wheel (from the sdist) ...", flush=True)
+    run(PYTHON, "-m", "build", "--quiet", "--outdir", dist, ".")
+    built = sorted(dist.iterdir())
+    run(PYTHON, "-m", "twine", "check", "--strict", *built)
+    (wheel,) = (path for path in built if path.suffix == ".whl")
+    with tempfile.TemporaryDirectory(prefix="frisian-package-") as tmp:
+        print(f"Installing {wheel.name} into a fresh virtualenv ...", flush=True)
+        fresh = Path(tmp) / "venv"
+        venv.create(fresh, with_pip=True)
+        python = fresh / PYTHON.relative_to(VENV)
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+        env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
+        run(python, "-m", "pip", "install", "--quiet", wheel, env=env, cwd=Path(tmp))
+        smoke = Path(tmp) / SMOKE.name
+        shutil.copyfile(SMOKE, smoke)
+        run(python, "-I", smoke, env=env, cwd=Path(tmp))
+
+
 def main(argv: list[str]) -> None:
     """Dispatch ``argv[0]`` to the matching command."""
     if not argv or argv[0] not in COMMANDS:
@@ -122,6 +157,8 @@ def main(argv: list[str]) -> None:
         run(PYTHON, "-m", "ruff", "format", "--check", ".")
     elif command == "type":
         run(PYTHON, "-m", "mypy")
+    elif command == "package":
+        package()
     elif command == "bench":
         if not rest:
             sys.exit("usage: python3 dev.py bench bench/<script>.py [args]")

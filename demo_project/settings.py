@@ -70,7 +70,9 @@ TEMPLATES = [
 DATABASES = {
     "default": dj_database_url.parse(
         os.environ.get("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
-        conn_max_age=60,
+        # demo_project.asgi sets 0: Django's docs say to turn persistent
+        # connections off under ASGI (each request runs in its own thread).
+        conn_max_age=int(os.environ.get("DJANGO_CONN_MAX_AGE", "60")),
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":

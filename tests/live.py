@@ -1,12 +1,13 @@
-"""Live demo servers for end-to-end tests: a throwaway database and gunicorn.
+"""Live demo servers for end-to-end tests: a throwaway database and a server.
 
 ``demo_database`` migrates and seeds a fresh database (a temporary SQLite
 file, or a database of its own on the PostgreSQL server ``DATABASE_URL``
-names) and yields the environment a server needs; ``serve`` starts gunicorn
-on a free port with that environment and yields its base URL. Several
-servers may share one database: that is how separate worker processes are
-tested; ``serve(..., workers=4)`` starts one gunicorn with several sync
-workers, for concurrent load.
+names) and yields the environment a server needs; ``serve`` starts a server
+on a free port with that environment and yields its base URL: gunicorn with
+``demo_project.wsgi`` by default, or ``server="uvicorn"`` with
+``demo_project.asgi``. Several servers may share one database: that is how
+separate worker processes are tested; ``serve(..., workers=4)`` starts one
+gunicorn with several sync workers, for concurrent load.
 """
 
 from __future__ import annotations
@@ -25,7 +26,13 @@ import httpx
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-LISTENING = re.compile(r"Listening at: (http://127\.0\.0\.1:\d+)")
+#: The servers ``serve`` runs; parametrize live tests over it.
+SERVERS = ("gunicorn", "uvicorn")
+#: How each server logs the address it bound (port 0: the kernel's pick).
+LISTENING = {
+    "gunicorn": re.compile(r"Listening at: (http://127\.0\.0\.1:\d+)"),
+    "uvicorn": re.compile(r"Uvicorn running on (http://127\.0\.0\.1:\d+)"),
+}
 
 
 def _postgres(url: str, dbname: str, statement: str) -> None:
@@ -74,26 +81,34 @@ def demo_database(tmp: Path, name: str) -> Iterator[dict[str, str]]:
 
 
 @contextmanager
-def serve(env: Mapping[str, str], log: Path, workers: int = 1) -> Iterator[str]:
-    """gunicorn serving the demo with ``env``; yields its base URL.
+def serve(
+    env: Mapping[str, str], log: Path, workers: int = 1, server: str = "gunicorn"
+) -> Iterator[str]:
+    """``server`` serving the demo with ``env``; yields its base URL.
 
-    With several ``workers`` (sync), returns once every worker has booted, so
-    load sent at once is spread over all of them instead of queueing behind
-    the first one up.
+    gunicorn runs ``demo_project.wsgi`` with sync workers; with several
+    ``workers``, this returns once every worker has booted, so load sent at
+    once is spread over all of them instead of queueing behind the first
+    one up. uvicorn runs ``demo_project.asgi`` in one process.
     """
+    if server == "uvicorn" and workers != 1:
+        raise ValueError("serve() runs uvicorn with one worker only.")
     proc = None
     try:
         with log.open("w") as out:
-            # Port 0: the kernel picks a free port, gunicorn logs which one.
-            args = [sys.executable, "-m", "gunicorn", "demo_project.wsgi:application"]
-            args += ["-b", "127.0.0.1:0", "-w", str(workers), "-k", "sync"]
-            args += ["--access-logfile", "-"]
             proc = subprocess.Popen(
-                args, cwd=ROOT, env=dict(env), stdout=out, stderr=out
+                _command(server, workers),
+                cwd=ROOT,
+                env=dict(env),
+                stdout=out,
+                stderr=out,
             )
-        base = _wait_until_up(proc, log)
+        base = _wait_until_up(proc, log, LISTENING[server])
         deadline = time.monotonic() + 30
-        while log.read_text().count("Booting worker with pid") < workers:
+        while (
+            server == "gunicorn"
+            and log.read_text().count("Booting worker with pid") < workers
+        ):
             if proc.poll() is not None or time.monotonic() > deadline:
                 pytest.fail(f"{workers} workers did not boot:\n{log.read_text()}")
             time.sleep(0.1)
@@ -108,7 +123,27 @@ def serve(env: Mapping[str, str], log: Path, workers: int = 1) -> Iterator[str]:
                 proc.wait()
 
 
-def _wait_until_up(proc: subprocess.Popen[bytes], log: Path) -> str:
+def _command(server: str, workers: int) -> list[str]:
+    """The command line of ``server`` on 127.0.0.1, port 0, access log on."""
+    if server == "gunicorn":
+        return [
+            *(sys.executable, "-m", "gunicorn", "demo_project.wsgi:application"),
+            *("-b", "127.0.0.1:0", "-w", str(workers), "-k", "sync"),
+            *("--access-logfile", "-"),
+        ]
+    if server == "uvicorn":
+        # Django speaks no ASGI lifespan; "off" keeps the log free of the
+        # notice that says so.
+        return [
+            *(sys.executable, "-m", "uvicorn", "demo_project.asgi:application"),
+            *("--host", "127.0.0.1", "--port", "0", "--lifespan", "off"),
+        ]
+    raise ValueError(f"Unknown server {server!r}: choose one of {SERVERS}.")
+
+
+def _wait_until_up(
+    proc: subprocess.Popen[bytes], log: Path, listening: re.Pattern[str]
+) -> str:
     """Wait (30 s at most) until the server answers HTTP; return its base URL."""
     deadline = time.monotonic() + 30
     base = None
@@ -116,7 +151,7 @@ def _wait_until_up(proc: subprocess.Popen[bytes], log: Path) -> str:
         if proc.poll() is not None:
             pytest.fail(f"server exited with {proc.returncode}:\n{log.read_text()}")
         if base is None:
-            found = LISTENING.search(log.read_text())
+            found = listening.search(log.read_text())
             base = found and found[1]
         if base is not None:
             try:

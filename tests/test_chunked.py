@@ -13,7 +13,7 @@ import pytest
 from django.core.handlers.wsgi import WSGIHandler
 
 from demo_project.management.commands.seed_demo import DEMO_TOKEN
-from tests.live import demo_database, serve
+from tests.live import SERVERS, demo_database, serve
 
 PING = json.dumps({"jsonrpc": "2.0", "id": 7, "method": "ping"}).encode()
 
@@ -60,15 +60,23 @@ def test_a_chunked_body_over_the_limit_is_413() -> None:
     assert status.startswith("413")
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    tmp: Path = tmp_path_factory.mktemp("chunked")
-    with demo_database(tmp, "chunked") as env, serve(env, tmp / "server.log") as url:
+@pytest.fixture(scope="module", params=SERVERS)
+def server(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    """The demo under gunicorn (WSGI, de-chunks) and uvicorn (ASGI, whole bodies)."""
+    kind: str = request.param
+    tmp: Path = tmp_path_factory.mktemp(f"chunked-{kind}")
+    log = tmp / "server.log"
+    with (
+        demo_database(tmp, f"chunked_{kind}") as env,
+        serve(env, log, server=kind) as url,
+    ):
         yield url
 
 
 @pytest.mark.live
-def test_gunicorn_reads_a_chunked_tool_call_whole(server: str) -> None:
+def test_the_server_reads_a_chunked_tool_call_whole(server: str) -> None:
     call = {
         "jsonrpc": "2.0",
         "id": 1,

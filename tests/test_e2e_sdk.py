@@ -3,8 +3,9 @@
 The rest of the suite drives the view through Django's test client. This
 module proves the same behaviour holds over real HTTP for a third-party
 client: it migrates and seeds a throwaway database, serves ``demo_project``
-with gunicorn in a subprocess, and connects ``mcp.Client`` in each of its
-modes. ``legacy`` goes straight to ``initialize`` (the handshake era);
+in a subprocess, once with gunicorn (WSGI) and once with uvicorn (ASGI, where
+Django runs the sync view in a thread), and connects ``mcp.Client`` in each
+of its modes. ``legacy`` goes straight to ``initialize`` (the handshake era);
 ``auto`` probes ``server/discover`` at 2026-07-28, gets a DiscoverResult and
 stays stateless (every request carries ``_meta`` and the mirrored headers);
 ``"2026-07-28"`` pins the modern revision without a probe. Each way the client
@@ -29,7 +30,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from demo_project.management.commands.seed_demo import DEMO_TOKEN
-from tests.live import demo_database, serve
+from tests.live import SERVERS, demo_database, serve
 
 pytestmark = pytest.mark.live
 
@@ -43,7 +44,7 @@ MODES = pytest.mark.parametrize("mode", ["auto", "legacy", "2026-07-28"])
 
 
 class LiveServer:
-    """A gunicorn process serving the demo, with its output in ``log``."""
+    """A server process serving the demo, with its output in ``log``."""
 
     def __init__(self, log: Path) -> None:
         self.log = log
@@ -70,12 +71,18 @@ class LiveServer:
             raise
 
 
-@pytest.fixture(scope="module")
-def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+@pytest.fixture(scope="module", params=SERVERS)
+def live(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[LiveServer]:
     """Migrate and seed a fresh database, serve the demo, yield the server."""
-    tmp = tmp_path_factory.mktemp("e2e")
+    kind: str = request.param
+    tmp = tmp_path_factory.mktemp(f"e2e-{kind}")
     server = LiveServer(tmp / "server.log")
-    with demo_database(tmp, "e2e") as env, serve(env, server.log) as base:
+    with (
+        demo_database(tmp, f"e2e_{kind}") as env,
+        serve(env, server.log, server=kind) as base,
+    ):
         server.url = base + "/mcp"
         yield server
 
