@@ -26,11 +26,13 @@ from io import StringIO
 from typing import Any
 
 import pytest
+from django.apps import apps
 from django.conf import settings
 from django.contrib.auth.models import Group, Permission, User
 from django.core import checks
 from django.core.management import call_command
-from django.db import models, transaction
+from django.core.management.color import no_style
+from django.db import connection, models, transaction
 from django.test import Client, override_settings
 
 from frisian_mcp.registry import ToolRegistry
@@ -249,6 +251,16 @@ def call(mcp: MCPTestClient, tool: str, arguments: Mapping[str, Any]) -> Outcome
     return Outcome("allowed", content, rows())
 
 
+def _rewind_sequences() -> None:
+    """Give MCP the ids REST had: PostgreSQL keeps sequences past a rollback."""
+    if connection.vendor != "postgresql":
+        return
+    models = list(apps.get_app_config("zoo").get_models(include_auto_created=True))
+    with connection.cursor() as cursor:
+        for statement in connection.ops.sequence_reset_sql(no_style(), models):
+            cursor.execute(statement)
+
+
 @dataclass
 class Parity:
     """One caller, over REST and over MCP."""
@@ -274,9 +286,11 @@ class Parity:
         """
         if body is SAME:
             body = {k: v for k, v in arguments.items() if k != "id"} or None
+        _rewind_sequences()
         savepoint = transaction.savepoint()
         over_rest = rest(self.client, request, body, query)
         transaction.savepoint_rollback(savepoint)
+        _rewind_sequences()
         over_mcp = call(self.mcp, tool, arguments)
         assert over_mcp.verdict == over_rest.verdict == verdict, (over_rest, over_mcp)
         assert over_mcp.stored == over_rest.stored

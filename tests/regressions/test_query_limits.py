@@ -55,7 +55,7 @@ def test_regression_query_the_database_refuses(
     postgresql = connection.vendor == "postgresql"
     if postgresql:
         with connection.cursor() as cursor:
-            cursor.execute("SET LOCAL statement_timeout = '20ms'")
+            cursor.execute("SET LOCAL statement_timeout = '1ms'")
     with caplog.at_level(logging.WARNING, logger="frisian_mcp"):
         _, reply = tool_reply("dcim__tags__list", {"filters": filters})
     if postgresql:
