@@ -34,7 +34,7 @@ from rest_framework import serializers
 
 from frisian_mcp.exceptions import CleanupError
 from frisian_mcp.registry import get_registry
-from frisian_mcp.schema import make_view
+from frisian_mcp.spectacular import make_view
 from frisian_mcp.types import Kind
 
 if TYPE_CHECKING:

@@ -7,6 +7,7 @@ DRF view. Names are made valid (``^[A-Za-z0-9_-]{1,64}$``) and unique here.
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -32,7 +33,9 @@ __all__ = [
     "Endpoint",
     "URLConfDiscoveryBackend",
     "assign_names",
+    "declared_query_parameters",
     "get_discovery_backend",
+    "selected",
     "valid_name",
     "viewset_option",
 ]
@@ -40,7 +43,9 @@ __all__ = [
 #: Tool names every common client accepts.
 TOOL_NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 #: The per-viewset options, as ``mcp_<key>`` attributes or settings entries.
-VIEWSET_OPTION_KEYS = frozenset({"name", "exclude", "actions", "group"})
+VIEWSET_OPTION_KEYS = frozenset(
+    {"name", "exclude", "actions", "group", "query_parameters"}
+)
 
 # API documentation views (the OpenAPI document, Swagger UI) are not tools.
 _DOC_VIEW_MODULES = ("drf_spectacular.", "rest_framework.schemas.", "drf_yasg.")
@@ -190,6 +195,34 @@ def viewset_option(view_class: type[Any], key: str) -> Any:
         f"{view_class.__module__}.{view_class.__qualname__}"
     )
     return entry.get(key) if isinstance(entry, Mapping) else None
+
+
+def selected(name: str) -> bool:
+    """Whether INCLUDE and EXCLUDE let the tool ``name`` through."""
+    include, exclude = mcp_settings.INCLUDE, mcp_settings.EXCLUDE
+    if include and not any(fnmatch.fnmatchcase(name, p) for p in include):
+        return False
+    return not any(fnmatch.fnmatchcase(name, p) for p in exclude)
+
+
+def declared_query_parameters(endpoint: Endpoint) -> list[dict[str, Any]]:
+    """The query parameters a viewset reads itself, for its GET tools.
+
+    ``mcp_query_parameters`` (or VIEWSET_OPTIONS ``"query_parameters"``)
+    maps a name to a JSON Schema type name or a schema, as OpenAPI
+    parameters, so they join a list tool's ``filters`` or a tool's arguments.
+    """
+    declared = viewset_option(endpoint.view_class, "query_parameters")
+    if endpoint.method != "GET" or not isinstance(declared, Mapping):
+        return []
+    return [
+        {
+            "name": str(name),
+            "in": "query",
+            "schema": {"type": spec} if isinstance(spec, str) else dict(spec),
+        }
+        for name, spec in declared.items()
+    ]
 
 
 def get_discovery_backend() -> BaseDiscoveryBackend:

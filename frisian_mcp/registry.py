@@ -10,7 +10,6 @@ rebuilt when a relevant setting changes.
 from __future__ import annotations
 
 import difflib
-import fnmatch
 import functools
 import itertools
 import logging
@@ -28,10 +27,12 @@ from frisian_mcp.discovery import (
     TOOL_NAME_PATTERN,
     assign_names,
     get_discovery_backend,
+    selected,
 )
 from frisian_mcp.dispatchers import DispatcherTool, build_dispatchers
 from frisian_mcp.exceptions import ToolError, ToolInputError
-from frisian_mcp.schema import SchemaBuilder, SchemaProblem, excluded, live_filters
+from frisian_mcp.schema import SchemaBuilder, SchemaProblem
+from frisian_mcp.spectacular import excluded, live_filters
 from frisian_mcp.tools import Tool
 from frisian_mcp.types import CallContext, ErrorCode, JSONObject, ToolDefinition
 
@@ -73,7 +74,7 @@ class ToolRegistry:
         tools = {
             name: Tool(name, endpoint, builder, prefix, lock)
             for name, endpoint in names.items()
-            if _selected(name)
+            if selected(name)
         }
         return cls(tools, clashes, builder)
 
@@ -239,7 +240,7 @@ class ToolRegistry:
         call = guards.check(tool.name, tool.kind, schema, args, context.caller, live)
         try:
             answer = invocation.run(tool, call, context)
-            noun, pk = _subject(tool)
+            noun, pk = tool.subject()
             result = outcomes.result(tool.name, tool.kind, noun, pk, call, answer)
         except outcomes.ToolRefused:
             if not mcp_settings.FILTER_TOOLS_BY_PERMISSION:
@@ -364,23 +365,6 @@ def _log_call(name: str, context: CallContext, outcome: str, seconds: float) -> 
             "mcp_duration_ms": milliseconds,
         },
     )
-
-
-def _subject(tool: Tool) -> tuple[str, str]:
-    """The model's name for messages and its primary key's name."""
-    model = tool.model
-    if model is None:
-        return "object", "id"
-    pk = model._meta.pk
-    return str(model._meta.verbose_name), pk.name if pk is not None else "id"
-
-
-def _selected(name: str) -> bool:
-    """Whether INCLUDE and EXCLUDE let the tool ``name`` through."""
-    include, exclude = mcp_settings.INCLUDE, mcp_settings.EXCLUDE
-    if include and not any(fnmatch.fnmatchcase(name, p) for p in include):
-        return False
-    return not any(fnmatch.fnmatchcase(name, p) for p in exclude)
 
 
 _registry: ToolRegistry | None = None

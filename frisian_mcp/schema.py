@@ -27,23 +27,14 @@ from jsonschema import Draft202012Validator
 from rest_framework import serializers
 
 from frisian_mcp import arguments, spectacular
+from frisian_mcp.discovery import declared_query_parameters
 from frisian_mcp.exceptions import HOST_ERRORS
 from frisian_mcp.jsonschema import drop_required, to_json_schema
 from frisian_mcp.relations import Relation, argument_schema, record_schema
-from frisian_mcp.spectacular import excluded, live_filters, make_view
+from frisian_mcp.spectacular import make_view
 from frisian_mcp.types import ACTIONS, PATH_VARIABLE, Endpoint, Kind
 
-# excluded, live_filters and make_view are re-exported for the registry and
-# the cleanup.
-__all__ = [
-    "BodySchema",
-    "SchemaBuilder",
-    "SchemaProblem",
-    "ToolSchema",
-    "excluded",
-    "live_filters",
-    "make_view",
-]
+__all__ = ["BodySchema", "SchemaBuilder", "SchemaProblem", "ToolSchema"]
 
 
 logger = logging.getLogger("frisian_mcp")
@@ -313,6 +304,8 @@ def _url_arguments(
     """Path variables and query parameters; a list tool's query are filters."""
     url, components = _URLArguments(), spectacular.components(auto)
     found = spectacular.parameters(auto)
+    known = {p.get("name") for p in found}
+    found += [p for p in declared_query_parameters(endpoint) if p["name"] not in known]
     in_path = {p.get("name"): p for p in found if p.get("in") == "path"}
     # spectacular renames {pk} to the model's pk name.
     variables = PATH_VARIABLE.findall(auto.path)

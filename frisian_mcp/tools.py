@@ -70,6 +70,14 @@ class Tool:
         with self.lock:
             self._schema, self._built, self._definition = schema, True, None
 
+    def subject(self) -> tuple[str, str]:
+        """The model's name for messages and its primary key's name."""
+        model = self.model
+        if model is None:
+            return "object", "id"
+        pk = model._meta.pk
+        return str(model._meta.verbose_name), pk.name if pk is not None else "id"
+
     def nouns(self) -> tuple[str, str]:
         """The model's verbose names (singular, plural), else the view's."""
         model = self.model

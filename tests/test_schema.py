@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from django.core.management import call_command
-from django.test import override_settings
+from django.test import Client, override_settings
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from jsonschema import Draft202012Validator
@@ -505,3 +505,21 @@ def test_the_renderer_format_parameter_is_no_filter_or_argument() -> None:
     assert info.value.code == -32602
     listed = mcp.call_tool("formats__list", {"filters": {"ordering": "name"}})
     assert [row["name"] for row in listed["structuredContent"]["results"]] == ["Ace"]
+
+
+@PATTERNS
+@pytest.mark.django_db
+def test_a_query_parameter_the_view_reads_itself_is_declared_per_viewset() -> None:
+    for name in ("Ada", "Alan", "Grace"):
+        Publisher.objects.create(name=name, country="GB")
+    mcp = MCPTestClient()
+    mcp.initialize()
+    tools = {tool["name"]: tool for tool in mcp.list_tools()}
+    listed = tools["starting__list"]["inputSchema"]["properties"]["filters"]
+    assert listed["properties"]["starts"] == {"type": "string"}
+    assert "starts" in tools["starting__retrieve"]["inputSchema"]["properties"]
+    page = mcp.call_tool("starting__list", {"filters": {"starts": "A"}})
+    rest = Client().get("/api/starting/", {"starts": "A"}).json()
+    rows = rest["results"] if isinstance(rest, dict) else rest
+    names = [row["name"] for row in page["structuredContent"]["results"]]
+    assert names == [row["name"] for row in rows] == ["Ada", "Alan"]

@@ -59,6 +59,18 @@ class NoDefaultVersionPublishers(AcceptVersionedPublishers):
         return MediaTypeSerializer
 
 
+class StartingPublishers(viewsets.ReadOnlyModelViewSet[Publisher]):
+    """Reads a query parameter itself, in get_queryset, and declares it."""
+
+    serializer_class = PublisherSerializer
+    mcp_query_parameters = {"starts": "string"}
+
+    def get_queryset(self) -> Any:
+        rows = Publisher.objects.order_by("name")
+        starts = self.request.query_params.get("starts")
+        return rows.filter(name__startswith=starts) if starts else rows
+
+
 class RenameSerializer(serializers.Serializer):  # type: ignore[type-arg]
     name = serializers.CharField(max_length=50)
 
@@ -155,6 +167,7 @@ class HiddenBrokenPublishers(BrokenPublishers):
 
 
 router = SimpleRouter()
+router.register("starting", StartingPublishers, basename="starting")
 router.register("accept", AcceptVersionedPublishers, basename="accept")
 router.register("unversioned", NoDefaultVersionPublishers, basename="unversioned")
 router.register("declared", DeclaredRequestPublishers, basename="declared")
