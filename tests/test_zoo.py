@@ -37,6 +37,7 @@ from django.test import Client, override_settings
 
 from frisian_mcp.registry import ToolRegistry
 from frisian_mcp.testing import MCPError, MCPTestClient
+from tests.test_parity import INPUT_ERROR_CODES
 from tests.zoo.models import (
     CustomField,
     Device,
@@ -76,17 +77,6 @@ EXPECTED_TOOLS = frozenset(
     + ["reports__create", "reports__list", "status__get"]
 )
 
-#: JSON-RPC -32602 error codes that stand for "the arguments are invalid".
-INPUT_ERROR_CODES = frozenset(
-    {
-        "invalid_argument",
-        "validation_failed",
-        "invalid_reference",
-        "unknown_argument",
-        "nested_wrapper",
-        "empty_write",
-    }
-)
 EXECUTION_VERDICTS = {
     "not_authenticated": "denied",
     "permission_denied": "denied",
