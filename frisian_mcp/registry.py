@@ -209,6 +209,8 @@ class ToolRegistry:
     ) -> JSONObject:
         if name not in self._tools and name in self.dispatchers:
             seen = self.visible(context)
+            if args.get("help") is True:
+                self._build_routes(name, args.get("resource"))
             dispatcher = self._dispatchers(seen).get(name)
             if dispatcher is None:
                 raise self._unknown_tool(name, seen)
@@ -248,11 +250,28 @@ class ToolRegistry:
             raise self._unknown_tool(name, self.visible(context)) from None
         return arguments.finish(tool.name, tool.kind, call, result, context.caller)
 
+    def _build_routes(self, name: str, resource: object) -> None:
+        """Build the schemas a dispatcher's help names (ADR 0010).
+
+        The listing does not build every schema, so a dispatcher names a
+        left-out tool's action until its schema is built; help builds the
+        group's (or the resource's) first, and so never names one.
+        """
+        routes = self.dispatchers[name].routes
+        chosen = routes.get(resource) if isinstance(resource, str) else None
+        for actions in [chosen] if chosen else routes.values():
+            for tool_name in actions.values():
+                self._tools[tool_name].schema  # noqa: B018 - builds it
+        self.share_schemas()
+
     def _dispatchers(self, seen: Visibility) -> dict[str, DispatcherTool]:
-        """The dispatchers holding only routes the caller may use."""
-        if seen.everything:
-            return self.dispatchers
-        visible = [tool for tool in self._tools.values() if seen(tool)]
+        """The dispatchers holding only the routes the caller may use.
+
+        Tools known to be left out (built, without a schema) are dropped too.
+        """
+        visible = [
+            tool for tool in self._tools.values() if not tool.left_out and seen(tool)
+        ]
         if len(visible) == len(self._tools):
             return self.dispatchers
         # Callers with the same permissions share dispatchers (and their

@@ -172,13 +172,18 @@ def serializer(view: Any, build: Callable[[], Any]) -> Any:
     With DRF's base context first; if that is not enough, the view's own.
     """
     try:
-        return force_instance(build())
+        found = force_instance(build())
     except HOST_ERRORS:
         own = getattr(view, "frisian_own_context", None)
         if own is None:
             raise
         view.get_serializer_context = own
-        return force_instance(build())
+        found = force_instance(build())
+    if found is None and callable(getattr(view, "get_serializer", None)):
+        # spectacular turns the host's failure into None and an error it
+        # prints (silenced here); raise it again so it is reported (W003).
+        view.get_serializer()
+    return found
 
 
 def parameters(auto: AutoSchema) -> list[dict[str, Any]]:

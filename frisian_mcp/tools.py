@@ -65,6 +65,11 @@ class Tool:
         """Whether the schema was built (or adopted) already."""
         return self._built
 
+    @property
+    def left_out(self) -> bool:
+        """Whether the schema was built and failed (or is excluded): ADR 0010."""
+        return self._built and self._schema is None
+
     def adopt(self, schema: ToolSchema | None) -> None:
         """Take a schema built elsewhere (another worker, via the cache)."""
         with self.lock:

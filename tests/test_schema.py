@@ -448,7 +448,7 @@ def test_a_tool_whose_schema_fails_is_left_out_of_every_listing(layout: str) -> 
         mcp.initialize()
         names = {t["name"] for t in mcp.list_tools()}
         if layout == "flat":
-            assert "broken__create" not in names
+            assert not {"broken__create", "picky__create"} & names
             assert {"broken__list", "declared__rename", "ping__post"} <= names
         else:
             assert names == {"ping", "testapp"}  # grouped by app
@@ -458,6 +458,32 @@ def test_a_tool_whose_schema_fails_is_left_out_of_every_listing(layout: str) -> 
         assert info.value.data["code"] == "unknown_tool"
         assert "broken__create" not in info.value.data["suggestions"]
         assert mcp.call_tool("ping__post", {"name": "ok"})["structuredContent"]
+
+
+@PATTERNS
+@pytest.mark.django_db
+@pytest.mark.parametrize("resource", [None, "broken"])
+def test_a_dispatchers_help_never_names_a_left_out_tool(resource: str | None) -> None:
+    with override_settings(
+        FRISIAN_MCP={"REQUIRE_AUTHENTICATION": False, "TOOL_LAYOUT": "dispatcher"}
+    ):
+        mcp = MCPTestClient()
+        mcp.initialize()
+        mcp.list_tools()
+        asked = (
+            {"help": True} if resource is None else {"resource": resource, "help": True}
+        )
+        found = mcp.call_tool("testapp", asked)["structuredContent"]["help"]
+        actions = found["actions"] if resource else found["resources"]["broken"]
+        assert "list" in actions
+        assert "create" not in actions
+        with pytest.raises(MCPError) as info:
+            mcp.call_tool("testapp", {"resource": "broken", "action": "create"})
+        assert info.value.data["code"] == "invalid_argument"
+        assert info.value.data["field"] == "action"
+        testapp = next(t for t in mcp.list_tools() if t["name"] == "testapp")
+        broken = testapp["description"].split("broken also ", 1)[1].split(";")[0]
+        assert broken == "destroy, retrieve"  # list is common; create is left out
 
 
 @PATTERNS
@@ -480,6 +506,9 @@ def test_a_failing_schema_is_reported_by_check_and_the_tools_command() -> None:
     assert any(
         "BrokenPublishers.create" in t and "AttributeError" in t for t in texts
     ), texts
+    # spectacular catches this one itself and prints an error; it is
+    # raised again so that the check names it.
+    assert any("PickyPublishers.create" in t and "KeyError" in t for t in texts)
     assert not any("Accept" in t or "Declared" in t or "Plain" in t for t in texts)
     out, err = StringIO(), StringIO()
     call_command("frisian_mcp_tools", stdout=out, stderr=err)

@@ -155,6 +155,15 @@ class BrokenPublishers(viewsets.ModelViewSet[Publisher]):
     serializer_class = BrokenSerializer
 
 
+class PickyPublishers(viewsets.ModelViewSet[Publisher]):
+    """A host bug spectacular hides: the serializer class needs a header."""
+
+    queryset = Publisher.objects.all()
+
+    def get_serializer_class(self) -> Any:
+        return {"v1": PublisherSerializer}[self.request.headers["X-Tenant"]]
+
+
 class StaffOnly(permissions.BasePermission):
     def has_permission(self, request: Request, view: APIView) -> bool:
         return bool(request.user and request.user.is_staff)
@@ -173,6 +182,7 @@ router.register("unversioned", NoDefaultVersionPublishers, basename="unversioned
 router.register("declared", DeclaredRequestPublishers, basename="declared")
 router.register("plain", PlainPublishers, basename="plain")
 router.register("broken", BrokenPublishers, basename="broken")
+router.register("picky", PickyPublishers, basename="picky")
 router.register("formats", TwoFormatPublishers, basename="formats")
 router.register("hidden", HiddenBrokenPublishers, basename="hidden")
 
