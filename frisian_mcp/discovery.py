@@ -247,23 +247,25 @@ def assign_names(
     groups: dict[str, list[Endpoint]] = {}
     for proposal, endpoint in proposals:
         groups.setdefault(valid_name(proposal), []).append(endpoint)
-    names: dict[str, Endpoint] = {}
-    clashes: list[str] = []
-    for proposal in sorted(groups):
+    # Unclashed names first, so a suffixed name never takes one of them.
+    names = {p: found[0] for p, found in groups.items() if len(found) == 1}
+    clashes = sorted(p for p, found in groups.items() if len(found) > 1)
+    for proposal in clashes:
         endpoints = sorted(groups[proposal], key=lambda e: e.sort_key)
-        if len(endpoints) == 1:
-            names[proposal] = endpoints[0]
-            continue
-        clashes.append(proposal)
-        for index, endpoint in enumerate(endpoints):
+        methods = [e.method for e in endpoints]
+        for index, endpoint in enumerate(endpoints, 1):
             candidate = valid_name(f"{proposal}_{endpoint.method.lower()}")
-            if (
-                candidate in names
-                or [e.method for e in endpoints].count(endpoint.method) > 1
-            ):
-                candidate = valid_name(f"{proposal}_{index + 1}")
+            if candidate in names or methods.count(endpoint.method) > 1:
+                candidate = _free_name(proposal, index, names)
             names[candidate] = endpoint
-    return names, clashes
+    return dict(sorted(names.items())), clashes
+
+
+def _free_name(proposal: str, index: int, taken: Mapping[str, Any]) -> str:
+    """``proposal`` with the first free index from ``index`` on."""
+    while (candidate := valid_name(f"{proposal}_{index}")) in taken:
+        index += 1
+    return candidate
 
 
 def valid_name(name: str) -> str:

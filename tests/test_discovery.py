@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from django.test import override_settings
 
@@ -147,6 +149,17 @@ def test_clashing_names_are_separated_and_reported() -> None:
     names, clashes = assign_names([("same", endpoints[0]), ("same", endpoints[1])])
     assert len(names) == 2
     assert clashes == ["same"]
+
+
+def test_a_separated_name_never_takes_another_endpoints_name() -> None:
+    from frisian_mcp.discovery import assign_names
+
+    first, second, third = [t.endpoint for t in ToolRegistry.from_settings()][:3]
+    first, second = (replace(e, method="GET") for e in (first, second))
+    names, clashes = assign_names([("a", first), ("a", second), ("a_1", third)])
+    assert names["a_1"] is third
+    assert [names["a_2"], names["a_3"]] in ([first, second], [second, first])
+    assert clashes == ["a"]
 
 
 @override_settings(ROOT_URLCONF="tests.urls_excluded_root")
