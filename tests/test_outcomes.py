@@ -81,6 +81,22 @@ def test_the_hosts_own_conflict_reason_reaches_the_agent() -> None:
 
 
 @override_settings(ROOT_URLCONF="tests.urls_errors")
+def test_a_short_number_the_caller_sent_does_not_mangle_the_hosts_reason() -> None:
+    # The publisher's id is 2, and so is the count in the host's reason: a
+    # one- or two-digit number carries nothing worth hiding, and redacting
+    # it would turn the count into "<value> books".
+    publisher = Publisher.objects.create(pk=2, name="Kept", country="NL")
+    Book.objects.create(title="A", isbn="1", publisher=publisher)
+    Book.objects.create(title="B", isbn="2", publisher=publisher)
+    mcp = MCPTestClient()
+    mcp.initialize()
+    result = mcp.call_tool("publishers__destroy", {"id": 2})
+    payload = result["structuredContent"]["error"]
+    assert payload["detail"] == "Cannot delete: 2 books still name this publisher."
+    assert Publisher.objects.filter(pk=2).exists()
+
+
+@override_settings(ROOT_URLCONF="tests.urls_errors")
 def test_a_host_reason_quoting_the_lookup_is_redacted() -> None:
     mcp = MCPTestClient()
     mcp.initialize()
