@@ -169,7 +169,7 @@ class Tool:
 
 
 def lean(schema: dict[str, Any]) -> dict[str, Any]:
-    """``schema`` as listed: no restated choices or full-range int64 bounds.
+    """``schema`` as listed: no restated choices, int64 bounds or pk texts.
 
     A ``filters`` object with more than ``FILTER_LIST_LIMIT`` keys becomes
     an open object naming them; the arguments are still checked in full.
@@ -196,6 +196,11 @@ _CHOICES_TEXT = re.compile(r"^\* `")
 _INT64 = (-(2**63), 2**63 - 1)
 
 
+#: DRF's description of an integer primary key, which its type already says.
+_PK_TEXT = re.compile(r"^A unique integer value identifying this [^.]*\.$")
+_NUMERIC = {"type": "string", "pattern": "^-?[0-9]+$"}
+
+
 def _trimmed(node: Any) -> Any:
     if isinstance(node, list):
         return [_trimmed(item) for item in node]
@@ -203,10 +208,19 @@ def _trimmed(node: Any) -> Any:
         return node
     out = {k: _trimmed(v) for k, v in node.items()}
     text = out.get("description")
-    if "enum" in out and isinstance(text, str) and _CHOICES_TEXT.match(text):
+    if isinstance(text, str) and (
+        ("enum" in out and _CHOICES_TEXT.match(text)) or _PK_TEXT.match(text)
+    ):
         del out["description"]
     if (out.get("minimum"), out.get("maximum")) == _INT64:
         del out["minimum"], out["maximum"]
+    branches = out.get("anyOf")
+    if isinstance(branches, list) and branches[:2] == [{"type": "integer"}, _NUMERIC]:
+        # A reference's id or numeric string, said once (same meaning).
+        rest = branches[2:]
+        kinds = ["integer", "string"] + (["null"] if {"type": "null"} in rest else [])
+        first = {"type": kinds, "pattern": _NUMERIC["pattern"]}
+        out["anyOf"] = [first] + [b for b in rest if b != {"type": "null"}]
     return out
 
 

@@ -9,6 +9,7 @@ import pytest
 from django.test import override_settings
 
 from demo_project.dcim.models import Device
+from frisian_mcp.registry import get_registry
 from frisian_mcp.testing import MCPError, MCPTestClient
 
 pytestmark = pytest.mark.django_db
@@ -24,6 +25,27 @@ def test_restated_choices_and_int64_bounds_are_not_listed() -> None:
     text = json.dumps(listed("dcim__devices__list"))
     assert "* `" not in text
     assert "9223372036854775807" not in text
+
+
+def test_a_listed_reference_accepts_what_the_full_schema_accepts() -> None:
+    # The listing says "an id or a numeric string" in one branch and drops
+    # DRF's stock primary-key text; the forms it accepts are unchanged.
+    from jsonschema import Draft202012Validator
+
+    mcp = MCPTestClient()
+    mcp.initialize()
+    tool = next(t for t in mcp.list_tools() if t["name"] == "dcim__devices__create")
+    full = next(t for t in get_registry() if t.name == "dcim__devices__create")
+    assert full.schema is not None
+    site = tool["inputSchema"]["properties"]["site"]
+    full_site = full.schema.input_schema["properties"]["site"]
+    assert site != full_site
+    for value in (5, "5", "-1", {"slug": "x"}, {"id": 5}, "abc", 5.5, [5], {}):
+        assert Draft202012Validator(site).is_valid(value) == (
+            Draft202012Validator(full_site).is_valid(value)
+        ), value
+    update = next(t for t in mcp.list_tools() if t["name"] == "dcim__devices__update")
+    assert "description" not in update["inputSchema"]["properties"]["id"]
 
 
 def test_a_large_output_schema_is_left_to_help() -> None:
