@@ -11,6 +11,7 @@ Needs only Python 3.11+ and this checkout. Every command first makes sure
     python3 dev.py lint             # ruff check + ruff format --check
     python3 dev.py type             # mypy --strict
     python3 dev.py package          # build sdist + wheel, twine check, smoke-test the wheel
+    python3 dev.py docs [--serve]   # mkdocs build --strict into site/ (or serve on :8001)
     python3 dev.py bench ...        # a benchmark from bench/ (see docs/performance.md)
 
 Extra arguments after ``test`` go to pytest, e.g. ``python3 dev.py test -k wrapper``.
@@ -33,10 +34,10 @@ ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PYTHON = BIN / ("python.exe" if os.name == "nt" else "python")
-COMMANDS = ("demo", "test", "manage", "lint", "type", "package", "bench")
+COMMANDS = ("demo", "test", "manage", "lint", "type", "package", "docs", "bench")
 #: Every command gets every group, so no command reinstalls under another
 #: (a running demo keeps its environment while the tests run).
-GROUPS = ["demo", "test", "lint", "type", "package"]
+GROUPS = ["demo", "test", "lint", "type", "package", "docs"]
 SMOKE = ROOT / ".ci" / "smoke_wheel.py"
 
 
@@ -139,6 +140,27 @@ def package() -> None:
         run(python, "-I", smoke, env=env, cwd=Path(tmp))
 
 
+def docs(argv: list[str]) -> None:
+    """Build the documentation site into site/ with ``mkdocs build --strict``.
+
+    ``--serve`` serves it with live reload instead, on 127.0.0.1:8001 by
+    default so it does not collide with the demo.
+    """
+    parser = argparse.ArgumentParser(prog="python3 dev.py docs")
+    parser.add_argument("--serve", action="store_true", help="serve, live reload")
+    parser.add_argument("--port", type=int, default=8001, help="default 8001")
+    options = parser.parse_args(argv)
+    # mkdocs-material prints a banner about its successor on every run;
+    # it is news, not a problem with these docs.
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    mkdocs = (PYTHON, "-m", "mkdocs")
+    if options.serve:
+        address = f"127.0.0.1:{options.port}"
+        run(*mkdocs, "serve", "--strict", "--dev-addr", address, env=env)
+    else:
+        run(*mkdocs, "build", "--strict", "--site-dir", ROOT / "site", env=env)
+
+
 def main(argv: list[str]) -> None:
     """Dispatch ``argv[0]`` to the matching command."""
     if not argv or argv[0] not in COMMANDS:
@@ -159,6 +181,8 @@ def main(argv: list[str]) -> None:
         run(PYTHON, "-m", "mypy")
     elif command == "package":
         package()
+    elif command == "docs":
+        docs(rest)
     elif command == "bench":
         if not rest:
             sys.exit("usage: python3 dev.py bench bench/<script>.py [args]")
