@@ -24,7 +24,7 @@ from frisian_mcp.conf import (
     mcp_settings,
 )
 from frisian_mcp.discovery import VIEWSET_OPTION_KEYS
-from frisian_mcp.exceptions import ConfigurationError
+from frisian_mcp.exceptions import DISCOVERY_ERRORS, ConfigurationError
 
 __all__ = ["check_oauth", "check_settings", "check_tools"]
 
@@ -292,7 +292,7 @@ def check_tools(
 
     try:
         registry = ToolRegistry.from_settings()
-    except Exception as exc:  # the host's URLconf may raise anything
+    except DISCOVERY_ERRORS as exc:
         messages.append(
             checks.Error(
                 "frisian_mcp could not discover the API's endpoints: "

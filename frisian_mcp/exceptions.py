@@ -33,6 +33,7 @@ from frisian_mcp.types import ErrorCode, JSONObject
 from frisian_mcp.types import FieldError as FieldProblem
 
 __all__ = [
+    "DISCOVERY_ERRORS",
     "HOST_ERRORS",
     "CleanupError",
     "ConfigurationError",
@@ -67,6 +68,10 @@ HOST_ERRORS: tuple[type[Exception], ...] = (
     TypeError,
     ValueError,
 )
+
+#: What discovering the endpoints may raise: the above from the host's
+#: URLconf, or an import of it or of a configured backend.
+DISCOVERY_ERRORS: tuple[type[Exception], ...] = (ImportError, *HOST_ERRORS)
 
 _PLAIN_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 

@@ -54,6 +54,7 @@ __all__ = [
     "error_body",
     "handle",
     "internal_error",
+    "last_resort",
 ]
 
 logger = logging.getLogger("frisian_mcp")
@@ -107,6 +108,21 @@ def error_body(request_id: Any, exc: JSONRPCError) -> JSONObject:
     if exc.data is not None:
         error["data"] = exc.data
     return {"jsonrpc": "2.0", "id": request_id, "error": error}
+
+
+def last_resort(
+    run: Callable[[], Any], answer: Callable[[InternalError], Any], where: str
+) -> Any:
+    """``run()``; anything unexpected is logged and ``answer``-ed as -32603.
+
+    The endpoint's one catch-all besides the per-message one below: a
+    project's authenticator or a broken setting must never reach Django's
+    HTML error page, which with ``DEBUG = True`` shows settings and source.
+    """
+    try:
+        return run()
+    except Exception:  # the last resort: logged, -32603
+        return answer(internal_error(where))
 
 
 def internal_error(where: str) -> InternalError:

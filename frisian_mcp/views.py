@@ -48,19 +48,27 @@ class MCPView(View):
     ) -> HttpResponseBase:
         """Check Origin on every request, then route by method.
 
-        Whatever fails unexpectedly on the way (a project's authenticator, a
-        broken setting) is answered with a JSON-RPC -32603 and a correlation
-        id, logged with its traceback: never Django's HTML error page, which
-        with ``DEBUG = True`` would show settings and source to the caller.
+        Whatever fails unexpectedly on the way is a JSON-RPC -32603 with a
+        correlation id (:func:`jsonrpc.last_resort`).
         """
+        return cast(
+            HttpResponseBase,
+            jsonrpc.last_resort(
+                lambda: self._guarded(request, *args, **kwargs),
+                lambda error: _error(500, error),
+                "at the MCP endpoint",
+            ),
+        )
+
+    def _guarded(
+        self, request: HttpRequest, *args: Any, **kwargs: Any
+    ) -> HttpResponseBase:
         try:
             return self._dispatch(request, *args, **kwargs)
         except SuspiciousOperation:
             # What Django itself answers with 400 (too many query fields, a
             # bad Host...), without its HTML page.
             return _error(400, InvalidRequest("Bad request: the request is malformed."))
-        except Exception:  # the last resort: logged, -32603
-            return _error(500, jsonrpc.internal_error("at the MCP endpoint"))
 
     def _dispatch(
         self, request: HttpRequest, *args: Any, **kwargs: Any

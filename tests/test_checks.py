@@ -128,13 +128,16 @@ def test_check_command_fails_on_bad_settings() -> None:
         call_command("check", stdout=StringIO(), stderr=StringIO())
 
 
+from django.core.exceptions import ImproperlyConfigured  # noqa: E402
+
 from frisian_mcp.discovery import URLConfDiscoveryBackend  # noqa: E402
 from frisian_mcp.types import Endpoint  # noqa: E402
 
 
 class BrokenBackend(URLConfDiscoveryBackend):
     def get_endpoints(self) -> list[Endpoint]:
-        raise RuntimeError("the URLconf is broken")
+        # What Django raises for an included URLconf without patterns.
+        raise ImproperlyConfigured("the URLconf is broken")
 
 
 class ClashingBackend(URLConfDiscoveryBackend):

@@ -14,6 +14,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from frisian_mcp.exceptions import DISCOVERY_ERRORS
 from frisian_mcp.registry import ToolRegistry, get_registry
 
 __all__ = ["Command"]
@@ -49,7 +50,7 @@ class Command(BaseCommand):
         started = time.perf_counter()
         try:
             registry = get_registry()
-        except Exception as exc:  # the host's URLconf may raise anything
+        except DISCOVERY_ERRORS as exc:
             raise CommandError(
                 f"Discovery failed: {type(exc).__name__}: {exc}"
             ) from exc
