@@ -96,8 +96,8 @@ import django
 django.setup()
 from django.core.management import call_command
 from django.core.management.base import CommandError
-from frisian_mcp.cleanup import build_plans
-build_plans()  # discovery and tool schemas: once per process, any table size
+from frisian_mcp.orphans import exposed_models
+exposed_models()  # discovery and tool schemas: once per process, any table size
 ready = time.perf_counter()
 code = 0
 try:

@@ -154,8 +154,7 @@ def _is_grant(obj: Any) -> bool:
 def _connect() -> None:
     """Listen to saves of users, groups and permissions, by sender only.
 
-    A receiver for every sender would cost every host model its fast
-    deletes (Django's collector skips them for models with listeners).
+    By sender so host models keep their fast deletes (docs/performance.md).
     """
     from django.apps import apps
 

@@ -1,94 +1,54 @@
-"""Cleanup: find, and on request delete, orphaned empty rows of exposed models.
+"""Cleanup: scan for, and on request delete, orphaned empty rows.
 
-A row is a candidate when a create tool writes its model, every field that
-tool writes holds no content (NULL, ``""`` or a default) and nothing refers
-to it. ``manage.py frisian_mcp_cleanup`` is the CLI; docs/cleanup.md has the
-rules, the guarantees and the audit log (logger ``frisian_mcp.cleanup``).
+Scans each model by its plan (:mod:`frisian_mcp.orphans`) in batches and
+deletes a batch in one transaction after checking its rows again. The command
+``frisian_mcp_cleanup`` checks the options and writes the reports;
+docs/cleanup.md has the guarantees and the audit log.
 """
 
 from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import enum
 import itertools
-import json
 import logging
 import re
-import time
 import uuid
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
-from decimal import Decimal
 from functools import reduce
-from operator import and_, or_
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias
+from operator import or_
+from typing import Any, NamedTuple, TypeAlias
 
 from django.apps import apps
-from django.core.exceptions import FieldDoesNotExist, ValidationError
-from django.core.management.base import OutputWrapper
+from django.core.exceptions import ValidationError
 from django.db import DatabaseError, connections, models, router, transaction
 from django.db.models.deletion import ProtectedError, RestrictedError
-from django.utils import timezone
-from rest_framework import serializers
 
 from frisian_mcp.exceptions import CleanupError
-from frisian_mcp.registry import get_registry
-from frisian_mcp.spectacular import make_view
-from frisian_mcp.types import Kind
-
-if TYPE_CHECKING:
-    from django.contrib.contenttypes.fields import GenericForeignKey
+from frisian_mcp.orphans import ModelPlan
 
 __all__ = [
     "CANDIDATE",
     "DELETED",
     "FAILED",
     "KEPT",
-    "PROGRESS_INTERVAL",
+    "STATUSES",
+    "Batch",
     "Candidate",
     "CleanupRun",
-    "FieldCheck",
-    "ModelPlan",
     "Scope",
-    "build_plan",
-    "build_plans",
     "delete_batch",
-    "field_check",
+    "id_lookup",
     "id_matches",
-    "with_progress",
-    "write_json",
-    "write_table",
 ]
 
 logger = logging.getLogger("frisian_mcp.cleanup")
 
 STATUSES = CANDIDATE, DELETED, KEPT, FAILED = ("candidate", "deleted", "kept", "failed")
 FETCH_ROWS = 2000  # rows per round trip of the scan's cursor, at least a batch
-PROGRESS_INTERVAL = 2.0  # seconds between progress lines; short runs print none
-
-_STRINGS = (models.CharField, models.TextField, models.FileField, models.FilePathField)
-# Callable defaults that build a fixed value without side effects: called.
-_FACTORIES = (dict, list, set, frozenset, tuple, str, bytes, int, float, bool, Decimal)
-# Callable defaults that make a fresh value per row: not content at all.
-_GENERATORS: tuple[Any, ...] = (
-    uuid.uuid1,
-    uuid.uuid4,
-    timezone.now,
-    timezone.localdate,
-)
-_GENERATORS += (dt.datetime.now, dt.datetime.utcnow, dt.date.today)
-_CREATION_NAMES = ("created", "created_at", "created_on", "date_created")
 # A batch that fails with one of these is rolled back and reported; the run goes on.
 _BATCH_ERRORS = (CleanupError, DatabaseError, ProtectedError, RestrictedError)
-
-
-class FieldCheck(NamedTuple):
-    """How one field shows it holds no content (``empty`` None: it never does)."""
-
-    name: str
-    empty: models.Q | None
-    description: str
 
 
 class Candidate(NamedTuple):
@@ -96,49 +56,6 @@ class Candidate(NamedTuple):
 
     pk: Any
     created: dt.date | None = None
-
-
-@dataclass(frozen=True)
-class ModelPlan:
-    """What makes a row of ``model`` an orphaned empty record.
-
-    ``references`` pairs each foreign key to the row with its ``EXISTS``
-    subquery; ``generic`` ones are checked in Python. A plan with ``skip``
-    is not scanned.
-    """
-
-    model: type[models.Model]
-    checks: tuple[FieldCheck, ...] = ()
-    ignored: tuple[tuple[str, str], ...] = ()
-    references: tuple[tuple[str, models.Exists], ...] = ()
-    generic: tuple[GenericForeignKey, ...] = ()
-    created_field: str | None = None
-    notes: tuple[str, ...] = ()
-    skip: str | None = None
-
-    @property
-    def label(self) -> str:
-        """``app_label.ModelName``."""
-        return str(self.model._meta.label)
-
-    @property
-    def reference_labels(self) -> list[str]:
-        """Every relation checked: foreign keys, then generic ones."""
-        generic = [f"{g.model._meta.label}.{g.name}" for g in self.generic]
-        return [label for label, _ in self.references] + generic
-
-    @property
-    def reason(self) -> str:
-        """Why a row of this model qualifies, in one line."""
-        n, fields = len(self.reference_labels), ", ".join(c.name for c in self.checks)
-        relations = f"{n} relation{'' if n == 1 else 's'} checked"
-        return f"no content in {fields}; not referenced ({relations})"
-
-    def queryset(self, using: str) -> models.QuerySet[Any]:
-        """The rows on ``using`` that are empty and no foreign key points at."""
-        empty = reduce(and_, (c.empty for c in self.checks if c.empty is not None))
-        unreferenced = (~exists for _, exists in self.references)
-        return self.model._base_manager.using(using).filter(empty, *unreferenced)
 
 
 @dataclass(frozen=True)
@@ -150,205 +67,7 @@ class Scope:
     created_before: dt.datetime | None = None
 
 
-def field_check(
-    field: models.Field[Any, Any], extra: Iterable[Any] = ()
-) -> FieldCheck | str:
-    """How ``field`` shows it is empty, or why it is not content at all.
-
-    Empty is NULL, ``""`` or a default: a plain one, a factory's in
-    ``_FACTORIES``, a plain ``db_default`` or one of ``extra``. Other
-    callable defaults are never called (they may have side effects).
-    """
-    if field.primary_key or isinstance(field, models.AutoField | models.GeneratedField):
-        return "primary key or generated column"
-    if getattr(field, "auto_now", False) or getattr(field, "auto_now_add", False):
-        return "automatic timestamp"
-    values, default = list(extra), field.default
-    if field.has_default() and default in _GENERATORS:
-        return f"generated default ({default.__qualname__})"
-    if field.has_default() and (not callable(default) or default in _FACTORIES):
-        values.append(default() if callable(default) else default)
-    if field.has_db_default():
-        db_default: Any = field.db_default
-        value = db_default.value if type(db_default) is models.Value else db_default
-        if hasattr(value, "resolve_expression"):
-            return "database default expression"
-        values.append(value)
-    options = (
-        {"NULL": models.Q(**{f"{field.attname}__isnull": True})} if field.null else {}
-    )
-    if isinstance(field, _STRINGS):
-        options["''"] = models.Q(**{field.attname: ""})
-    for value in values:
-        value = value.value if isinstance(value, enum.Enum) else value
-        if value is None or value == "":
-            continue
-        with contextlib.suppress(TypeError, ValueError, ValidationError):
-            field.get_prep_value(value)
-            options.setdefault(f"default {value!r}", models.Q(**{field.attname: value}))
-    if not options:
-        return FieldCheck(field.name, None, "always holds a value")
-    return FieldCheck(field.name, reduce(or_, options.values()), " or ".join(options))
-
-
-def build_plan(
-    model: type[models.Model], create_serializers: Sequence[Any]
-) -> ModelPlan:
-    """The plan for ``model`` as ``create_serializers`` write it (may be none).
-
-    A written field that is not a field of ``model`` (``source="*"``, a
-    non-model serializer) may store data anywhere: every field is checked.
-    """
-    model = model._meta.concrete_model or model
-    if not create_serializers:
-        return ModelPlan(model, skip="no create tool writes this model")
-    wanted, ignored, notes = _written_fields(model, create_serializers)
-    for field_ in model._meta.concrete_fields if notes else ():
-        wanted.setdefault(field_.name, [])
-    checks = []
-    for name, extra in wanted.items():
-        check = field_check(model._meta.get_field(name), extra)  # type: ignore[arg-type]
-        if isinstance(check, str):
-            ignored[name] = check
-        else:
-            checks.append(check)
-    never = next((c.name for c in checks if c.empty is None), None)
-    skip = f"field {never} always holds a value" if never else None
-    skip = skip or (
-        None if checks else "the create serializer writes no field to judge"
-    )
-    return ModelPlan(
-        model,
-        checks=tuple(checks),
-        ignored=tuple(sorted(ignored.items())),
-        references=() if skip else _references(model),
-        generic=() if skip else _generic_references(),
-        created_field=_created_field(model),
-        notes=tuple(notes),
-        skip=skip,
-    )
-
-
-def _written_fields(
-    model: type[models.Model], create_serializers: Sequence[Any]
-) -> tuple[dict[str, list[Any]], dict[str, str], list[str]]:
-    """Written fields (with serializer defaults), ignored ones (with why), notes."""
-    wanted: dict[str, list[Any]] = {}
-    ignored: dict[str, str] = {}
-    notes: list[str] = []
-    for serializer in create_serializers:
-        if isinstance(serializer, serializers.ListSerializer):
-            serializer = serializer.child
-        kind = type(serializer).__name__
-        if not isinstance(serializer, serializers.ModelSerializer):
-            notes.append(f"{kind} is not a ModelSerializer")
-            continue
-        for name, sfield in serializer.fields.items():
-            try:
-                mfield: Any = model._meta.get_field(sfield.source or name)
-            except FieldDoesNotExist:  # also source="*" and dotted sources
-                mfield = None
-            if sfield.read_only:
-                continue
-            if isinstance(sfield, serializers.HiddenField):
-                ignored[name] = "set by the server (HiddenField)"
-            elif mfield is None:
-                notes.append(f"{kind}.{name} is not a field of {model._meta.label}")
-            elif mfield.many_to_many or not mfield.concrete:
-                ignored[mfield.name] = "relation: non-empty means referenced"
-            else:
-                default = getattr(sfield, "default", serializers.empty)
-                plain = default is not serializers.empty and not callable(default)
-                wanted.setdefault(mfield.name, []).extend([default] if plain else [])
-    return wanted, ignored, notes
-
-
-def build_plans(
-    labels: Sequence[str] = (), scope: Scope | None = None
-) -> list[ModelPlan]:
-    """Plans for the exposed models named by ``labels`` (all when empty).
-
-    Raises :class:`CleanupError` for an unknown or unexposed model, an
-    ``--id`` that fits no key, or a window on a named model without a date.
-    """
-    exposed: dict[type[models.Model], list[Any]] = {}
-    for tool in get_registry():
-        if tool.model is not None:
-            model = tool.model._meta.concrete_model or tool.model
-            writers = exposed.setdefault(model, [])
-            if tool.kind == Kind.CREATE and tool.schema is not None:
-                writers.append(make_view(tool.endpoint).get_serializer())
-    names = ", ".join(sorted(m._meta.label for m in exposed)) or "none"
-    chosen = []
-    for label in labels:
-        try:
-            model = apps.get_model(label)._meta.concrete_model
-        except (LookupError, ValueError):
-            raise CleanupError(
-                f"Unknown model {label!r}; use app_label.ModelName. Exposed: {names}."
-            ) from None
-        if model not in exposed:
-            raise CleanupError(
-                f"{model._meta.label} is not exposed through frisian_mcp. Exposed: {names}."
-            )
-        if model not in chosen:
-            chosen.append(model)
-    chosen = chosen or sorted(exposed, key=lambda m: m._meta.label)
-    plans = [build_plan(model, exposed[model]) for model in chosen]
-    scope = scope or Scope()
-    for position, value in enumerate(scope.ids, 1):
-        if all(_id_lookup(plan.model, value) is None for plan in plans):
-            # The value is the caller's input: it is not echoed.
-            raise CleanupError(
-                f"--id number {position} is not an id or id prefix of any model scanned."
-            )
-    undated = [p.label for p in plans if p.created_field is None]
-    if labels and undated and (scope.created_after or scope.created_before):
-        raise CleanupError(
-            f"{', '.join(undated)} has no creation timestamp (an auto_now_add field or "
-            "one named created/created_at), so --created-after/--created-before cannot apply."
-        )
-    return plans
-
-
-def _references(model: type[models.Model]) -> tuple[tuple[str, models.Exists], ...]:
-    """Foreign keys (many-to-many rows included) that can point at a row."""
-    chain = (model, *model._meta.get_parent_list())
-    found: dict[str, models.Exists] = {}
-    for owner in chain:
-        for rel in owner._meta.get_fields(include_parents=False, include_hidden=True):
-            fk: Any = getattr(rel, "field", None)
-            if not isinstance(rel, models.ManyToOneRel) or not isinstance(
-                fk, models.ForeignKey
-            ):
-                continue
-            if fk.remote_field.parent_link and fk.model in chain:
-                continue  # the row's own multi-table-inheritance link
-            target = "pk" if fk.target_field.primary_key else fk.target_field.attname
-            rows = fk.model._base_manager.filter(
-                **{fk.attname: models.OuterRef(target)}
-            )
-            found[f"{fk.model._meta.label}.{fk.name}"] = models.Exists(rows)
-    return tuple(sorted(found.items(), key=lambda item: item[0]))
-
-
-def _generic_references() -> tuple[GenericForeignKey, ...]:
-    if not apps.is_installed("django.contrib.contenttypes"):
-        return ()
-    from django.contrib.contenttypes.fields import GenericForeignKey
-
-    fields = (f for m in apps.get_models() for f in m._meta.private_fields)
-    found = [f for f in fields if isinstance(f, GenericForeignKey)]
-    return tuple(sorted(found, key=lambda g: (g.model._meta.label, g.name)))
-
-
-def _created_field(model: type[models.Model]) -> str | None:
-    dated = [f for f in model._meta.concrete_fields if isinstance(f, models.DateField)]
-    auto = next((f.name for f in dated if getattr(f, "auto_now_add", False)), None)
-    return auto or next((f.name for f in dated if f.name in _CREATION_NAMES), None)
-
-
-def _id_lookup(model: type[models.Model], value: str) -> tuple[bool, Any] | None:
+def id_lookup(model: type[models.Model], value: str) -> tuple[bool, Any] | None:
     """(exact, key) for ``--id value``, or None when it fits no key of ``model``.
 
     Integer keys match exactly, text keys by prefix, UUIDs by prefix in their
@@ -372,7 +91,7 @@ def _id_lookup(model: type[models.Model], value: str) -> tuple[bool, Any] | None
 
 def id_matches(model: type[models.Model], pk: Any, value: str) -> bool:
     """Whether ``--id value`` selects the row ``pk`` of ``model``."""
-    lookup = _id_lookup(model, value)
+    lookup = id_lookup(model, value)
     if lookup is None:
         return False
     exact, key = lookup
@@ -467,14 +186,14 @@ class CleanupRun:
             return f"not stored on database {self.using!r} (database routers)"
         if (scope.created_after or scope.created_before) and not plan.created_field:
             return "no creation timestamp for --created-after/--created-before"
-        if scope.ids and all(_id_lookup(plan.model, v) is None for v in scope.ids):
+        if scope.ids and all(id_lookup(plan.model, v) is None for v in scope.ids):
             return "no --id value fits its primary key"
         return None
 
     def _scan(self, plan: ModelPlan) -> Iterator[list[Candidate]]:
         """The plan's candidates in scope, in batches: keys and creation times."""
         rows, created, scope = plan.queryset(self.using), plan.created_field, self.scope
-        lookups = filter(None, (_id_lookup(plan.model, v) for v in scope.ids))
+        lookups = filter(None, (id_lookup(plan.model, v) for v in scope.ids))
         ids = [
             models.Q(pk=k) if exact else models.Q(pk__startswith=k)
             for exact, k in lookups
@@ -559,124 +278,3 @@ def _first_line(exc: Exception) -> str:
     text = exc.args[0] if exc.args and isinstance(exc.args[0], str) else ""
     first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
     return f"{type(exc).__name__}: {first}"
-
-
-def with_progress(
-    err: OutputWrapper, batches: Iterable[Batch], verbosity: int
-) -> Iterator[Batch]:
-    """Pass ``batches`` on, writing a line to ``err`` every PROGRESS_INTERVAL s.
-
-    Silent at verbosity 0; a last line closes a run that wrote any.
-    """
-    started = last = time.monotonic()
-    counts, label = dict.fromkeys(STATUSES, 0), ""
-
-    def line() -> str:
-        done = ", ".join(f"{counts[s]:,} {s}" for s in STATUSES[1:])
-        found, seconds = sum(counts.values()), time.monotonic() - started
-        return f"frisian_mcp_cleanup: {label}: {found:,} found, {done}, {seconds:.1f}s"
-
-    for plan, rows, status in batches:
-        counts[status] += len(rows)  # each row comes once: found, or its outcome
-        label = plan.label
-        if verbosity and time.monotonic() - last >= PROGRESS_INTERVAL:
-            last = time.monotonic()
-            err.write(line(), style_func=str)
-        yield plan, rows, status
-    if verbosity and last != started:
-        err.write(line() + " done", style_func=str)
-
-
-def write_table(
-    out: OutputWrapper,
-    batches: Iterable[Batch],
-    run: CleanupRun,
-    verbosity: int = 1,
-    *,
-    outcome: bool = True,
-) -> None:
-    """Write a fixed-width line per row as batches come, then the outcome.
-
-    The outcome (left out with ``outcome=False``) is each plan's rules at
-    verbosity 2, what the run did and the ``--id`` values that matched nothing.
-    """
-    width = max([len("MODEL"), *(len(p.label) for p in run.plans)])
-    line = f"{{:<{width}}}  {{:<36}}  {{:<25}}  {{:<9}}  {{}}".format
-    header = [line("MODEL", "PK", "CREATED", "STATUS", "WHY")]
-    for plan, rows, status in batches:
-        cells = [(str(c.pk), _iso(c.created, "seconds") or "-") for c in rows]
-        lines = [line(plan.label, pk, when, status, plan.reason) for pk, when in cells]
-        out.write("\n".join(header + lines))
-        header = []
-    if not outcome:
-        return
-    for plan in run.plans if verbosity >= 2 else ():
-        out.write(_describe(plan, run.skipped.get(plan.label)))
-    found = run.total(CANDIDATE)
-    if not found:
-        out.write(f"No orphaned empty rows found in database {run.using!r}.")
-    elif not run.delete:
-        models_ = f"{run.models_found} model(s)"
-        out.write(
-            f"{found} orphaned empty row(s) in {models_}; dry run, nothing deleted (--delete deletes them)."
-        )
-    else:
-        out.write(
-            f"Deleted {run.total(DELETED)} of {found} orphaned empty row(s); "
-            f"kept {run.total(KEPT)} that changed since the scan; {run.total(FAILED)} failed."
-        )
-    for value in run.unmatched_ids:
-        out.write(f"--id {value} matched no orphaned empty row.")
-
-
-def write_json(out: OutputWrapper, batches: Iterable[Batch], run: CleanupRun) -> None:
-    """Write one JSON document, streamed: ``rows`` as they come, counts last."""
-    head = {"database": run.using, "mode": "delete" if run.delete else "dry-run"}
-    out.write(json.dumps(head)[:-1] + ', "rows": [', ending="")
-    lead = "\n  "
-    for plan, rows, status in batches:
-        items = (
-            {
-                "model": plan.label,
-                "pk": c.pk if isinstance(c.pk, int) else str(c.pk),
-                "created": _iso(c.created),
-                "status": status,
-                "reason": plan.reason,
-            }
-            for c in rows
-        )
-        out.write(lead + ",\n  ".join(map(json.dumps, items)), ending="")
-        lead = ",\n  "
-    counts = {"candidates": run.total(CANDIDATE), DELETED: run.total(DELETED)}
-    counts |= {KEPT: run.total(KEPT), FAILED: run.total(FAILED)}
-    plans = [
-        {
-            "model": p.label,
-            "skipped": run.skipped.get(p.label),
-            "counts": run.counts.get(p.label, {}),
-            "fields": {c.name: c.description for c in p.checks},
-            "ignored": dict(p.ignored),
-            "references": p.reference_labels,
-            "created_field": p.created_field,
-            "notes": list(p.notes),
-        }
-        for p in run.plans
-    ]
-    tail: dict[str, Any] = {"counts": counts | {"remaining": run.remaining}}
-    tail |= {"models": plans, "errors": run.errors, "unmatched_ids": run.unmatched_ids}
-    out.write("\n]," + json.dumps(tail, indent=1)[1:])
-
-
-def _describe(plan: ModelPlan, skipped: str | None) -> str:
-    if skipped:
-        return f"{plan.label}: skipped, {skipped}."
-    fields = "; ".join(f"{c.name} = {c.description}" for c in plan.checks)
-    ignored = "; ".join(f"{name} ({why})" for name, why in plan.ignored) or "none"
-    refs = ", ".join(plan.reference_labels) or "none"
-    return f"{plan.label}: empty when {fields}. Not content: {ignored}. References checked: {refs}."
-
-
-def _iso(moment: dt.date | None, timespec: str = "auto") -> str | None:
-    if isinstance(moment, dt.datetime):
-        return moment.isoformat(timespec=timespec)
-    return None if moment is None else moment.isoformat()

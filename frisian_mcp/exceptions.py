@@ -5,7 +5,7 @@
     FrisianMCPError
     ├── ConfigurationError (also ImproperlyConfigured)  bad setting or backend
     ├── SchemaError        a serializer field has no mapping (policy RAISE)
-    ├── CleanupError       an invalid cleanup option, or a refused delete
+    ├── CleanupError       a cleanup delete that would remove more than asked
     ├── JSONRPCError       -> a JSON-RPC error object: ParseError -32700,
     │                      InvalidRequest -32600, MethodNotFound -32601,
     │                      InvalidParams -32602, InternalError -32603,
@@ -94,7 +94,7 @@ class SchemaError(FrisianMCPError):
 
 
 class CleanupError(FrisianMCPError):
-    """A cleanup option is invalid, or a batch would delete more than asked."""
+    """A cleanup batch would delete more than asked; it is rolled back."""
 
 
 class JSONRPCError(FrisianMCPError):

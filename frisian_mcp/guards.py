@@ -1,11 +1,8 @@
 """Argument guards: no call shape may write an empty or partial row (ADR 0002).
 
-DRF ignores keys its serializer does not declare: a REST-style
-``{"data": {...}}`` or a typo'd ``emial`` would get a 201 and a row without
-the data. :func:`check` is the one entry: JSON-string coercion (seed 003),
-value-free schema validation, the nested-wrapper and unknown-key guards,
-bulk bodies, the empty-write and query-length guards. No message repeats a
-caller value.
+:func:`check` is the one entry: JSON-string coercion (seed 003), value-free
+schema validation, the nested-wrapper and unknown-key guards, bulk bodies,
+the empty-write and query-length guards. No message repeats a caller value.
 """
 
 from __future__ import annotations

@@ -3,12 +3,8 @@
 :func:`handle` takes a raw body and returns a :class:`Reply`: the body is
 parsed once (:mod:`~frisian_mcp.parsers`), its revision chosen
 (:mod:`~frisian_mcp.revisions`) and each message answered by one handler
-whose differences per revision are data.
-
-``JSONRPCError`` becomes its error object with its own HTTP status,
-``ToolInputError`` -32602 with its payload in ``error.data``,
-``ToolExecutionError`` an ``isError`` result, and anything else -32603 with
-a correlation id (logged, never shown).
+whose differences per revision are data. docs/errors.md maps each exception
+to what goes on the wire.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
 """Request bodies: UTF-8 JSON that means one thing to every reader.
 
-:func:`parse` decodes a body as strictly as the MCP transports require and
-refuses what some reader could take differently: a duplicate key (a proxy
-that keeps the first would see another call than the one that runs), a lone
-surrogate escape (no text at all) and nesting deep enough to exhaust a
-validator's stack.
+:func:`parse` decodes a body strictly and refuses duplicate keys, lone
+surrogate escapes and deep nesting (docs/security.md, "Hostile input").
 """
 
 from __future__ import annotations

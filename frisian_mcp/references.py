@@ -1,11 +1,8 @@
 """Foreign-key references: lookup objects resolved to what the field accepts.
 
-A related argument may be an id or a lookup object (``{"site": {"name":
-"hq-1"}}``, DESIGN.md §4). For managed relations the object is resolved
-through the serializer field's own ``get_queryset()`` (per-user scoping
-holds), on unique keys only (no data-probing oracle), and replaced with
-the row's id, slug or URL, as the field wants; a hyperlinked field's id
-becomes its URL too. Errors name lookup keys, never values.
+A managed relation's lookup object (``{"site": {"name": "hq-1"}}``) is
+resolved on unique keys through the field's own ``get_queryset()`` and
+replaced by the id, slug or URL the field wants (docs/security.md).
 """
 
 from __future__ import annotations

@@ -319,8 +319,7 @@ class Visibility:
     """Whether one caller may use a tool: its permission classes, probed.
 
     With a shared cache, the caller's whole visible set is probed once and
-    kept for ``CACHE_TTL_MS`` (or until permissions change): the listing is
-    advice, every call is still checked in full.
+    kept for ``CACHE_TTL_MS`` or until permissions change (ADR 0006).
     """
 
     def __init__(self, registry: ToolRegistry, context: CallContext | None) -> None:

@@ -1,14 +1,7 @@
 """Protocol revisions: what each changes on the wire, and which one a request speaks.
 
-Both eras are served on one URL, chosen per request (2026-07-28
-basic/versioning "Dual-era"); what differs is data in :data:`REVISIONS`:
-
-- the handshake era (2025-03-26, 2025-06-18, 2025-11-25): ``initialize``
-  negotiates the version, then ``ping``, ``tools/list``, ``tools/call``;
-- the stateless 2026-07-28 revision: every request carries its version and
-  capabilities in ``_meta`` and mirrors method, tool name and version into
-  headers, checked in this order: ``_meta`` (-32602), headers (-32020),
-  version (-32022); an unknown method is then -32601 with HTTP 404.
+Both eras share one URL and are chosen per request (ADR 0009); what differs
+per revision is one row of :data:`REVISIONS`.
 """
 
 from __future__ import annotations

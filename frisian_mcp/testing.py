@@ -1,24 +1,8 @@
 """Test helpers: an MCP client over Django's test ``Client``.
 
-Test tools the way agents call them, through the real transport: JSON-RPC
-bodies POSTed to the mounted endpoint, decoded from the HTTP response.
-Calling view or tool code directly skips the JSON round trip and hides the
-bugs that live there::
-
-    from frisian_mcp.testing import MCPTestClient
-
-    def test_create_contact(db, admin_client):  # pytest-django fixtures
-        mcp = MCPTestClient(admin_client)  # the endpoint wants a caller
-        mcp.initialize()
-        result = mcp.call_tool("contacts__create", {"email": "ada@example.com"})
-        assert result["structuredContent"]["email"] == "ada@example.com"
-
-``MCPTestClient(protocol_version="2026-07-28")`` speaks the stateless
-revision instead: every request carries ``_meta`` and the mirrored
-``MCP-Protocol-Version``, ``Mcp-Method`` and ``Mcp-Name`` headers, and
-``initialize()`` runs ``server/discover``.
-
-Importing this module imports ``django.test``; use it from tests only.
+:class:`MCPTestClient` POSTs JSON-RPC bodies to the mounted endpoint and
+decodes the HTTP response; docs/testing.md shows it in a test. Importing this
+module imports ``django.test``; use it from tests only.
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """The HTTP boundary: one Streamable HTTP endpoint for both MCP eras.
 
-MCP 2025-11-25 and 2026-07-28 basic/transports. Only transport rules live
-here: the method (POST; GET and DELETE get 405 as the server is stateless),
-the Origin check (403), Accept and Content-Type (406, 415), the body size
-(413), authentication with DRF authenticators (401/403), and rendering the
-reply as JSON or, for clients that accept only ``text/event-stream``, as a
-one-event SSE stream. Everything else, including which era a request
-belongs to and its ``Mcp-*`` headers, is ``frisian_mcp.jsonrpc``'s.
+Transport rules only (MCP 2025-11-25 and 2026-07-28 basic/transports): the
+method (POST; no GET stream, ADR 0005), Origin, Accept, Content-Type, body
+size, DRF authentication, and the reply as JSON or a one-event SSE stream.
+Which era a request speaks and its ``Mcp-*`` headers are ``jsonrpc``'s.
 """
 
 from __future__ import annotations

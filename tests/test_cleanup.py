@@ -45,13 +45,9 @@ from demo_project.dcim.models import Device, Site, Tag
 from demo_project.dcim.views import DeviceViewSet, SiteViewSet, TagViewSet
 from demo_project.management.commands.seed_demo import EMPTY_CONTACT_IDS
 from frisian_mcp import cleanup
-from frisian_mcp.cleanup import (
-    Candidate,
-    ModelPlan,
-    build_plan,
-    field_check,
-    id_matches,
-)
+from frisian_mcp.cleanup import Candidate, id_matches
+from frisian_mcp.management.commands import frisian_mcp_cleanup
+from frisian_mcp.orphans import ModelPlan, build_plan, field_check
 from frisian_mcp.testing import MCPTestClient
 from tests.live import ROOT, demo_database
 from tests.testapp import views as testapp_views
@@ -636,7 +632,7 @@ def test_verbosity_2_explains_each_model(demo_data: None) -> None:
 def test_progress_lines_on_stderr(
     demo_data: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(cleanup, "PROGRESS_INTERVAL", 0.0)
+    monkeypatch.setattr(frisian_mcp_cleanup, "PROGRESS_INTERVAL", 0.0)
     _, err = run("--batch-size", "2")
     lines = err.splitlines()
     assert lines[-1].startswith("frisian_mcp_cleanup: contacts.Contact: 3 found, ")

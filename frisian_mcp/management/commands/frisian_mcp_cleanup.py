@@ -1,5 +1,7 @@
 """``manage.py frisian_mcp_cleanup``: report, or delete, orphaned empty rows.
 
+Checks the options, runs :class:`frisian_mcp.cleanup.CleanupRun` and writes
+its report: :func:`write_table` for people, :func:`write_json` for scripts.
 Exit codes: 0 done (found or not), 1 an error, 2 rows found and not deleted
 under ``--fail-if-found``. docs/cleanup.md describes every option.
 """
@@ -8,29 +10,40 @@ from __future__ import annotations
 
 import collections
 import datetime as dt
+import json
+import time
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+from django.apps import apps
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError, CommandParser
-from django.db import DEFAULT_DB_ALIAS, connections
+from django.core.management.base import (
+    BaseCommand,
+    CommandError,
+    CommandParser,
+    OutputWrapper,
+)
+from django.db import DEFAULT_DB_ALIAS, connections, models
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from frisian_mcp.cleanup import (
     CANDIDATE,
     DELETED,
+    FAILED,
+    KEPT,
+    STATUSES,
+    Batch,
     CleanupRun,
     Scope,
-    build_plans,
-    with_progress,
-    write_json,
-    write_table,
+    id_lookup,
 )
-from frisian_mcp.exceptions import CleanupError
+from frisian_mcp.orphans import ModelPlan, build_plan, exposed_models
 
-__all__ = ["Command"]
+__all__ = ["Command", "with_progress", "write_json", "write_table"]
 
 MAX_BATCH_SIZE = 10_000
+PROGRESS_INTERVAL = 2.0  # seconds between progress lines; short runs print none
 
 
 class Command(BaseCommand):
@@ -44,8 +57,8 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         """Declare the options (docs/cleanup.md describes each)."""
-        for flags, spec in _OPTIONS:
-            parser.add_argument(*flags, **spec)
+        for flags, spec in _OPTIONS.items():
+            parser.add_argument(*flags.split(), **spec)
 
     def handle(self, *args: Any, **options: Any) -> None:
         """Scan, report, and delete when asked; raise for exit codes 1 and 2."""
@@ -66,10 +79,7 @@ class Command(BaseCommand):
         if after and before and after >= before:
             raise CommandError("--created-after must be earlier than --created-before.")
         scope = Scope(tuple(options["ids"]), after, before)
-        try:
-            plans = build_plans(options["model"], scope)
-        except CleanupError as exc:
-            raise CommandError(str(exc)) from exc
+        plans = _plans(options["model"], scope)
         verbosity = options["verbosity"]
 
         def report(run: CleanupRun, outcome: bool = True, hide: str = "") -> None:
@@ -145,86 +155,220 @@ def _moment(value: str | None, option: str) -> dt.datetime | None:
     return moment
 
 
-#: The command's options: flags and ``add_argument`` keywords.
-_OPTIONS: tuple[tuple[tuple[str, ...], dict[str, Any]], ...] = (
-    (
-        ("--model",),
+def _plans(labels: Sequence[str], scope: Scope) -> list[ModelPlan]:
+    """The plans for ``--model`` (default: every exposed model), scope checked."""
+    exposed = exposed_models()
+    names = ", ".join(m._meta.label for m in exposed) or "none"
+    chosen: list[type[models.Model]] = []
+    for label in labels:
+        try:
+            model = apps.get_model(label)._meta.concrete_model
+        except (LookupError, ValueError):
+            raise CommandError(
+                f"Unknown model {label!r}; use app_label.ModelName. Exposed: {names}."
+            ) from None
+        if model not in exposed:
+            raise CommandError(
+                f"{model._meta.label} is not exposed through frisian_mcp. Exposed: {names}."
+            )
+        if model not in chosen:
+            chosen.append(model)
+    plans = [build_plan(model, exposed[model]) for model in chosen or exposed]
+    for position, value in enumerate(scope.ids, 1):
+        if all(id_lookup(plan.model, value) is None for plan in plans):
+            # The value is the caller's input: it is not echoed.
+            raise CommandError(
+                f"--id number {position} is not an id or id prefix of any model scanned."
+            )
+    undated = [p.label for p in plans if p.created_field is None]
+    if labels and undated and (scope.created_after or scope.created_before):
+        raise CommandError(
+            f"{', '.join(undated)} has no creation timestamp (an auto_now_add field or "
+            "one named created/created_at), so --created-after/--created-before cannot apply."
+        )
+    return plans
+
+
+def with_progress(
+    err: OutputWrapper, batches: Iterable[Batch], verbosity: int
+) -> Iterator[Batch]:
+    """Pass ``batches`` on, writing a line to ``err`` every PROGRESS_INTERVAL s.
+
+    Silent at verbosity 0; a last line closes a run that wrote any.
+    """
+    started = last = time.monotonic()
+    counts, label = dict.fromkeys(STATUSES, 0), ""
+
+    def line() -> str:
+        done = ", ".join(f"{counts[s]:,} {s}" for s in STATUSES[1:])
+        found, seconds = sum(counts.values()), time.monotonic() - started
+        return f"frisian_mcp_cleanup: {label}: {found:,} found, {done}, {seconds:.1f}s"
+
+    for plan, rows, status in batches:
+        counts[status] += len(rows)  # each row comes once: found, or its outcome
+        label = plan.label
+        if verbosity and time.monotonic() - last >= PROGRESS_INTERVAL:
+            last = time.monotonic()
+            err.write(line(), style_func=str)
+        yield plan, rows, status
+    if verbosity and last != started:
+        err.write(line() + " done", style_func=str)
+
+
+def write_table(
+    out: OutputWrapper,
+    batches: Iterable[Batch],
+    run: CleanupRun,
+    verbosity: int = 1,
+    *,
+    outcome: bool = True,
+) -> None:
+    """Write a fixed-width line per row as batches come, then the outcome.
+
+    The outcome (left out with ``outcome=False``) is each plan's rules at
+    verbosity 2, what the run did and the ``--id`` values that matched nothing.
+    """
+    width = max([len("MODEL"), *(len(p.label) for p in run.plans)])
+    line = f"{{:<{width}}}  {{:<36}}  {{:<25}}  {{:<9}}  {{}}".format
+    header = [line("MODEL", "PK", "CREATED", "STATUS", "WHY")]
+    for plan, rows, status in batches:
+        cells = [(str(c.pk), _iso(c.created, "seconds") or "-") for c in rows]
+        lines = [
+            line(plan.label, pk, when, status, _reason(plan)) for pk, when in cells
+        ]
+        out.write("\n".join(header + lines))
+        header = []
+    if not outcome:
+        return
+    for plan in run.plans if verbosity >= 2 else ():
+        out.write(_describe(plan, run.skipped.get(plan.label)))
+    found = run.total(CANDIDATE)
+    if not found:
+        out.write(f"No orphaned empty rows found in database {run.using!r}.")
+    elif not run.delete:
+        models_ = f"{run.models_found} model(s)"
+        out.write(
+            f"{found} orphaned empty row(s) in {models_}; dry run, nothing deleted (--delete deletes them)."
+        )
+    else:
+        out.write(
+            f"Deleted {run.total(DELETED)} of {found} orphaned empty row(s); "
+            f"kept {run.total(KEPT)} that changed since the scan; {run.total(FAILED)} failed."
+        )
+    for value in run.unmatched_ids:
+        out.write(f"--id {value} matched no orphaned empty row.")
+
+
+def write_json(out: OutputWrapper, batches: Iterable[Batch], run: CleanupRun) -> None:
+    """Write one JSON document, streamed: ``rows`` as they come, counts last."""
+    head = {"database": run.using, "mode": "delete" if run.delete else "dry-run"}
+    out.write(json.dumps(head)[:-1] + ', "rows": [', ending="")
+    lead = "\n  "
+    for plan, rows, status in batches:
+        items = (
+            {
+                "model": plan.label,
+                "pk": c.pk if isinstance(c.pk, int) else str(c.pk),
+                "created": _iso(c.created),
+                "status": status,
+                "reason": _reason(plan),
+            }
+            for c in rows
+        )
+        out.write(lead + ",\n  ".join(map(json.dumps, items)), ending="")
+        lead = ",\n  "
+    counts = {"candidates": run.total(CANDIDATE), DELETED: run.total(DELETED)}
+    counts |= {KEPT: run.total(KEPT), FAILED: run.total(FAILED)}
+    plans = [
         {
-            "action": "append",
-            "default": [],
-            "metavar": "APP_LABEL.MODEL",
-            "help": "Only this exposed model (repeatable). Default: every exposed model.",
-        },
-    ),
-    (
-        ("--id",),
-        {
-            "action": "append",
-            "default": [],
-            "dest": "ids",
-            "metavar": "ID",
-            "help": "Only rows with this id, or whose UUID/text id starts with it "
-            "(repeatable), e.g. --id 6b7e67eb.",
-        },
-    ),
-    (
-        ("--created-after",),
-        {
-            "metavar": "WHEN",
-            "help": "Only rows created at or after WHEN (ISO date or date-time; "
-            "models without a creation timestamp are skipped).",
-        },
-    ),
-    (
-        ("--created-before",),
-        {
-            "metavar": "WHEN",
-            "help": "Only rows created before WHEN (ISO date or date-time).",
-        },
-    ),
-    (
-        ("--delete",),
-        {
-            "action": "store_true",
-            "help": "Delete the candidates (after confirmation unless --yes).",
-        },
-    ),
-    (
-        ("--yes", "--no-input", "--noinput"),
-        {
-            "action": "store_false",
-            "dest": "interactive",
-            "help": "Do not ask for confirmation before deleting.",
-        },
-    ),
-    (
-        ("--batch-size",),
-        {
-            "type": int,
-            "default": 500,
-            "help": "Rows deleted per transaction (default 500, at most 10000).",
-        },
-    ),
-    (
-        ("--format",),
-        {
-            "choices": ("table", "json"),
-            "default": "table",
-            "help": "table (default) for people, json (one document) for scripts.",
-        },
-    ),
-    (
-        ("--fail-if-found",),
-        {
-            "action": "store_true",
-            "help": "Exit with status 2 when candidates remain undeleted (monitoring).",
-        },
-    ),
-    (
-        ("--database",),
-        {
-            "default": DEFAULT_DB_ALIAS,
-            "help": 'The database alias to clean (default "default").',
-        },
-    ),
-)
+            "model": p.label,
+            "skipped": run.skipped.get(p.label),
+            "counts": run.counts.get(p.label, {}),
+            "fields": {c.name: c.description for c in p.checks},
+            "ignored": dict(p.ignored),
+            "references": p.reference_labels,
+            "created_field": p.created_field,
+            "notes": list(p.notes),
+        }
+        for p in run.plans
+    ]
+    tail: dict[str, Any] = {"counts": counts | {"remaining": run.remaining}}
+    tail |= {"models": plans, "errors": run.errors, "unmatched_ids": run.unmatched_ids}
+    out.write("\n]," + json.dumps(tail, indent=1)[1:])
+
+
+def _describe(plan: ModelPlan, skipped: str | None) -> str:
+    if skipped:
+        return f"{plan.label}: skipped, {skipped}."
+    fields = "; ".join(f"{c.name} = {c.description}" for c in plan.checks)
+    ignored = "; ".join(f"{name} ({why})" for name, why in plan.ignored) or "none"
+    refs = ", ".join(plan.reference_labels) or "none"
+    return f"{plan.label}: empty when {fields}. Not content: {ignored}. References checked: {refs}."
+
+
+def _iso(moment: dt.date | None, timespec: str = "auto") -> str | None:
+    if isinstance(moment, dt.datetime):
+        return moment.isoformat(timespec=timespec)
+    return None if moment is None else moment.isoformat()
+
+
+def _reason(plan: ModelPlan) -> str:
+    """Why a row of plan's model qualifies, in one line."""
+    n, fields = len(plan.reference_labels), ", ".join(c.name for c in plan.checks)
+    relations = f"{n} relation{'' if n == 1 else 's'} checked"
+    return f"no content in {fields}; not referenced ({relations})"
+
+
+#: The command's options: flags (space-separated) and ``add_argument`` keywords.
+_OPTIONS: dict[str, dict[str, Any]] = {
+    "--model": {
+        "action": "append",
+        "default": [],
+        "metavar": "APP_LABEL.MODEL",
+        "help": "Only this exposed model (repeatable). Default: every exposed model.",
+    },
+    "--id": {
+        "action": "append",
+        "default": [],
+        "dest": "ids",
+        "metavar": "ID",
+        "help": "Only rows with this id, or whose UUID/text id starts with it "
+        "(repeatable), e.g. --id 6b7e67eb.",
+    },
+    "--created-after": {
+        "metavar": "WHEN",
+        "help": "Only rows created at or after WHEN (ISO date or date-time; "
+        "models without a creation timestamp are skipped).",
+    },
+    "--created-before": {
+        "metavar": "WHEN",
+        "help": "Only rows created before WHEN (ISO date or date-time).",
+    },
+    "--delete": {
+        "action": "store_true",
+        "help": "Delete the candidates (after confirmation unless --yes).",
+    },
+    "--yes --no-input --noinput": {
+        "action": "store_false",
+        "dest": "interactive",
+        "help": "Do not ask for confirmation before deleting.",
+    },
+    "--batch-size": {
+        "type": int,
+        "default": 500,
+        "help": "Rows deleted per transaction (default 500, at most 10000).",
+    },
+    "--format": {
+        "choices": ("table", "json"),
+        "default": "table",
+        "help": "table (default) for people, json (one document) for scripts.",
+    },
+    "--fail-if-found": {
+        "action": "store_true",
+        "help": "Exit with status 2 when candidates remain undeleted (monitoring).",
+    },
+    "--database": {
+        "default": DEFAULT_DB_ALIAS,
+        "help": 'The database alias to clean (default "default").',
+    },
+}

@@ -1,9 +1,8 @@
 """``python manage.py frisian_mcp_tools``: print the MCP tool surface.
 
-Operators inspect what agents see, and diff it in CI (the JSON output is
-deterministic: sorted keys, stable order). Building the list builds every
-tool's schema: a tool whose schema fails is left out and named on stderr
-(as ``manage.py check`` warns, W003); only a failed discovery exits 1.
+The JSON output is deterministic (sorted keys, stable order). A tool whose
+schema fails is left out and named on stderr (W003); only a failed discovery
+exits 1.
 """
 
 from __future__ import annotations
