@@ -29,9 +29,6 @@ from oauth2_provider.settings import oauth2_settings
 
 __all__ = ["DemoMetadataFetcher"]
 
-#: Seconds one read of the document may wait for data.
-READ_WAIT = 1.0
-
 
 def _test_only(name: str) -> Any:
     """A test-only setting's value, or nothing outside DEBUG."""
@@ -81,11 +78,7 @@ class DemoMetadataFetcher(cimd.SafeMetadataFetcher):
             pool = urllib3.HTTPSConnectionPool(
                 host=address,
                 port=port,
-                # Each read waits READ_WAIT at most, the deadline is checked
-                # between reads: the whole fetch ends by deadline + READ_WAIT.
-                timeout=urllib3.Timeout(
-                    connect=remaining, read=min(remaining, READ_WAIT)
-                ),
+                timeout=urllib3.Timeout(connect=remaining, read=remaining),
                 retries=False,
                 maxsize=1,
                 ssl_context=context,
@@ -110,8 +103,9 @@ class DemoMetadataFetcher(cimd.SafeMetadataFetcher):
 def read_document(response: Any, deadline: float) -> tuple[dict[str, Any], int]:
     """The JSON object of ``response``, read by ``deadline`` and within size.
 
-    A socket timeout bounds each read, not the whole body: a server that
-    drips a byte at a time is stopped by the deadline checked between reads.
+    A socket timeout bounds each read, not the whole body: before each read
+    the socket's timeout is cut to what is left until ``deadline``, so a
+    server that drips a byte at a time is stopped there.
     """
     if response.status != 200:
         raise cimd.CIMDError("client_id document answered with an error status")
@@ -120,12 +114,22 @@ def read_document(response: Any, deadline: float) -> tuple[dict[str, Any], int]:
         raise cimd.CIMDError("client_id document is not application/json")
     limit = oauth2_settings.CIMD_MAX_DOCUMENT_SIZE
     body = b""
-    while chunk := response.read1(4096):
+    sock = getattr(getattr(response, "connection", None), "sock", None)
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise cimd.CIMDError("client_id document took too long")
+        if sock is not None:
+            sock.settimeout(left)
+        try:
+            chunk = response.read1(4096)
+        except (OSError, urllib3.exceptions.HTTPError) as exc:
+            raise cimd.CIMDError("client_id document took too long") from exc
+        if not chunk:
+            break
         body += chunk
         if len(body) > limit:
             raise cimd.CIMDError("client_id document is too large")
-        if time.monotonic() > deadline:
-            raise cimd.CIMDError("client_id document took too long")
     try:
         document = json.loads(body)
     except ValueError as exc:

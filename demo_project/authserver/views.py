@@ -34,7 +34,8 @@ LOOPBACK = frozenset({"127.0.0.1", "::1", "localhost"})
 
 def allowed_resources() -> set[str]:
     """The resources tokens may be issued for: the demo's MCP endpoint."""
-    resource = settings.FRISIAN_MCP["OAUTH"]["RESOURCE"].rstrip("/")
+    config: Any = getattr(settings, "FRISIAN_MCP", {})
+    resource = str(config["OAUTH"]["RESOURCE"]).rstrip("/")
     return {resource, resource + "/"}
 
 
@@ -55,7 +56,7 @@ class DemoLoginView(LoginView):
     template_name = "demo_project/login.html"
 
 
-class ConsentView(AuthorizationView):
+class ConsentView(AuthorizationView):  # type: ignore[misc]
     """The authorization endpoint: login, then consent, for the MCP resource."""
 
     template_name = "demo_project/consent.html"
@@ -134,12 +135,12 @@ def check_metadata(data: Any) -> str | None:
     return None
 
 
-class RegistrationView(DynamicClientRegistrationView):
+class RegistrationView(DynamicClientRegistrationView):  # type: ignore[misc]
     """RFC 7591 registration, open to anyone, throttled per address."""
 
     def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         """Register a client, or say which field is refused, or 429."""
-        limit, window = settings.DEMO_REGISTRATION_RATE
+        limit, window = getattr(settings, "DEMO_REGISTRATION_RATE", (10, 3600))
         key = f"demo-dcr:{request.META.get('REMOTE_ADDR', '')}"
         cache.add(key, 0, window)
         try:
@@ -147,7 +148,7 @@ class RegistrationView(DynamicClientRegistrationView):
         except ValueError:  # expired between add and incr
             cache.set(key, count := 1, window)
         if count > limit:
-            response = JsonResponse(
+            throttled = JsonResponse(
                 {
                     "error": "too_many_requests",
                     "error_description": "Too many registrations from this "
@@ -155,8 +156,8 @@ class RegistrationView(DynamicClientRegistrationView):
                 },
                 status=429,
             )
-            response["Retry-After"] = str(window)
-            return response
+            throttled["Retry-After"] = str(window)
+            return throttled
         if len(request.body) > MAX_REGISTRATION_BYTES:
             return _invalid("body")
         try:
