@@ -135,6 +135,12 @@ REST_FRAMEWORK = {
 SPECTACULAR_SETTINGS = {
     "TITLE": "frisian_mcp demo API",
     "COMPONENT_SPLIT_REQUEST": True,
+    # OAuth bearer tokens are credentials for /mcp only, not for the REST
+    # API this schema describes.
+    "AUTHENTICATION_WHITELIST": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
 }
 
 FRISIAN_MCP = {
