@@ -524,7 +524,8 @@ def test_tampered_resource_in_the_consent_form_is_refused() -> None:
     assert written()[:3] == (0, 0, 0)
 
 
-def test_token_request_cannot_widen_the_resource() -> None:
+@pytest.mark.parametrize("other", ["https://other.example.com/mcp", "not a uri"])
+def test_token_request_cannot_widen_the_resource(other: str) -> None:
     code, verifier = code_for()
     response = token_request(
         grant_type="authorization_code",
@@ -532,10 +533,38 @@ def test_token_request_cannot_widen_the_resource() -> None:
         redirect_uri=REDIRECT,
         client_id=DEMO_CLIENT_ID,
         code_verifier=verifier,
-        resource="https://other.example.com/mcp",
+        resource=other,
     )
-    assert response.status_code == 400
+    assert_refused_token(response, "invalid_target")
+    assert other not in response.content.decode()
     assert written()[1:3] == (0, 0)
+    assert exchange(code, verifier).status_code == 200  # the code still works
+
+
+def test_refresh_cannot_widen_the_resource() -> None:
+    tokens = tokens_for()
+    before = written()
+    other = "https://other.example.com/mcp"
+    response = token_request(
+        grant_type="refresh_token",
+        refresh_token=tokens["refresh_token"],
+        client_id=DEMO_CLIENT_ID,
+        resource=other,
+    )
+    assert_refused_token(response, "invalid_target")
+    assert other not in response.content.decode()
+    assert written() == before
+
+
+def test_unknown_scope_is_refused_without_echo() -> None:
+    _, challenge = pkce_pair()
+    response = consent(
+        signed_in(), authorize_params(challenge, scope="mcp:read evil<scope>")
+    )
+    query = redirect_query(response)
+    assert query["error"] == "invalid_scope"
+    assert "evil" not in response["Location"]
+    assert written()[:3] == (0, 0, 0)
 
 
 # -- dynamic client registration ---------------------------------------------------

@@ -30,7 +30,7 @@ metadata: list[URLPattern] = [
 endpoints: list[URLPattern] = [
     path("login/", views.DemoLoginView.as_view(), name="login"),
     path("authorize/", views.ConsentView.as_view(), name="authorize"),
-    path("token/", dot.TokenView.as_view(), name="token"),
+    path("token/", views.GuardedTokenView.as_view(), name="token"),
     path("revoke_token/", dot.RevokeTokenView.as_view(), name="revoke-token"),
     path("register/", views.RegistrationView.as_view(), name="dcr-register"),
     path(

@@ -1,8 +1,9 @@
 """The demo authorization server's views: django-oauth-toolkit's, narrowed.
 
-- The authorization endpoint issues tokens for the demo's own MCP resource
-  only (RFC 8707 ``invalid_target`` for any other) and shows a plain
-  consent page; a login page comes before it.
+- The authorization and token endpoints issue tokens for the demo's own
+  MCP resource only (RFC 8707 ``invalid_target`` for any other, without
+  repeating it) and the first shows a plain consent page, after a login
+  page.
 - The registration endpoint (RFC 7591) checks the metadata itself, with
   messages that name fields and never repeat values, and throttles each
   address with Django's cache (HTTP 429).
@@ -20,10 +21,20 @@ from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from oauth2_provider.exceptions import OAuthToolkitError
 from oauth2_provider.settings import oauth2_settings
-from oauth2_provider.views import AuthorizationView, DynamicClientRegistrationView
+from oauth2_provider.views import (
+    AuthorizationView,
+    DynamicClientRegistrationView,
+    TokenView,
+)
 from oauthlib.oauth2.rfc6749.errors import CustomOAuth2Error
 
-__all__ = ["ConsentView", "DemoLoginView", "RegistrationView", "allowed_resources"]
+__all__ = [
+    "ConsentView",
+    "DemoLoginView",
+    "GuardedTokenView",
+    "RegistrationView",
+    "allowed_resources",
+]
 
 #: Largest registration request accepted, in bytes.
 MAX_REGISTRATION_BYTES = 5 * 1024
@@ -79,6 +90,27 @@ class ConsentView(AuthorizationView):  # type: ignore[misc]
             )
             return self.error_response(error, application=None)  # type: ignore[no-any-return]
         return super().form_valid(form)  # type: ignore[no-any-return]
+
+
+class GuardedTokenView(TokenView):  # type: ignore[misc]
+    """The token endpoint, refusing other resources before the toolkit does.
+
+    The toolkit refuses them too, but repeats the value in its message.
+    """
+
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        """Issue or refresh a token for the MCP resource only."""
+        if not set(request.POST.getlist("resource")) <= allowed_resources():
+            return JsonResponse(
+                {
+                    "error": "invalid_target",
+                    "error_description": "This server issues tokens for its "
+                    "MCP endpoint only.",
+                },
+                status=400,
+            )
+        response: HttpResponse = super().post(request, *args, **kwargs)
+        return response
 
 
 def _invalid(field: str) -> JsonResponse:
