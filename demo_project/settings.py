@@ -167,6 +167,8 @@ OAUTH2_PROVIDER = {
     # The issuer, verbatim in the metadata and in the RFC 9207 "iss" of
     # every authorization response; endpoint URLs are built on its origin.
     "OIDC_ISS_ENDPOINT": f"{PUBLIC_URL}/oauth",
+    # A replayed authorization code revokes the tokens issued from it.
+    "OAUTH2_VALIDATOR_CLASS": "demo_project.authserver.validators.DemoValidator",
     "SCOPES": {
         "mcp:read": "Read contacts, sites, devices and tags",
         "mcp:write": "Create, change and delete contacts, sites, devices and tags",

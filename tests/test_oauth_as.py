@@ -459,14 +459,24 @@ def test_missing_code_challenge_is_refused() -> None:
     assert written()[:3] == (0, 0, 0)
 
 
-def test_reused_code_is_refused() -> None:
+def test_reused_code_is_refused_and_revokes_its_tokens() -> None:
+    code, verifier = code_for()
+    first = exchange(code, verifier).json()
+    assert mcp_status(first["access_token"]).status_code == 200
+    assert_refused_token(exchange(code, verifier), "invalid_grant")
+    assert AccessToken.objects.count() == 0
+    assert not RefreshToken.objects.filter(revoked__isnull=True).exists()
+    # RFC 6749 section 4.1.2: the replay means the code leaked.
+    assert mcp_status(first["access_token"]).status_code == 401
+    assert_refused_token(refresh(first["refresh_token"]), "invalid_grant")
+
+
+def test_replayed_code_leaves_other_sessions_alone() -> None:
+    other = tokens_for()
     code, verifier = code_for()
     assert exchange(code, verifier).status_code == 200
-    before = written()
     assert_refused_token(exchange(code, verifier), "invalid_grant")
-    assert written() == before
-    # The toolkit deletes a code once used and keeps no link from the code
-    # to its tokens, so the first token is not revoked (RFC 6749 10.5 SHOULD).
+    assert mcp_status(other["access_token"]).status_code == 200
 
 
 def test_unregistered_redirect_uri_gets_an_error_page_not_a_redirect() -> None:
