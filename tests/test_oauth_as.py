@@ -14,11 +14,13 @@ import json
 import time
 from collections.abc import Iterator
 from datetime import timedelta
+from io import StringIO
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
 from django.contrib.auth.models import User
+from django.core.management import call_command
 from django.forms.models import model_to_dict
 from django.test import Client, override_settings
 from django.utils import timezone
@@ -26,7 +28,11 @@ from oauth2_provider.models import AccessToken, Application, Grant, RefreshToken
 
 from demo_project import settings as demo
 from demo_project.contacts.models import Contact
-from demo_project.management.commands.seed_demo import DEMO_CLIENT_ID, DEMO_TOKEN
+from demo_project.management.commands.seed_demo import (
+    DEMO_CLIENT_ID,
+    DEMO_CLIENT_REDIRECT_URIS,
+    DEMO_TOKEN,
+)
 from frisian_mcp.testing import MCPError, MCPTestClient
 from tests.oauth_as_support import (
     DocumentServer,
@@ -249,6 +255,15 @@ def test_demo_settings_point_the_resource_at_the_demo_server() -> None:
     assert oauth["RESOURCE"] == f"{demo.PUBLIC_URL}/mcp"
     assert oauth["AUTHORIZATION_SERVERS"] == [demo.OAUTH2_PROVIDER["OIDC_ISS_ENDPOINT"]]
     assert oauth["TOKEN_VALIDATOR"] == "frisian_mcp.tokens.DOTTokenValidator"
+
+
+def test_seed_registers_the_public_client_once() -> None:
+    call_command("seed_demo", stdout=StringIO())
+    client = Application.objects.get()
+    assert client.client_id == DEMO_CLIENT_ID
+    assert client.client_type == "public"
+    assert client.authorization_grant_type == "authorization-code"
+    assert client.redirect_uris.split() == list(DEMO_CLIENT_REDIRECT_URIS)
 
 
 # -- the happy path, and what the token may see ----------------------------------
