@@ -545,7 +545,24 @@ def test_tampered_resource_in_the_consent_form_is_refused() -> None:
     url = "/oauth/authorize/?" + urlencode(authorize_params(challenge))
     form = consent_form(browser.get(url).content.decode())
     form["resource"] = "https://other.example.com/mcp"
-    assert redirect_query(browser.post(url, form))["error"] == "invalid_target"
+    form["redirect_uri"] = "https://evil.example.com/callback"
+    response = browser.post(url, form)
+    assert response.status_code == 400
+    assert "Location" not in response
+    assert b"invalid_target" in response.content
+    assert b"example.com" not in response.content
+    assert written()[:3] == (0, 0, 0)
+
+
+def test_tampered_redirect_uri_in_the_consent_form_is_refused() -> None:
+    _, challenge = pkce_pair()
+    browser = signed_in()
+    url = "/oauth/authorize/?" + urlencode(authorize_params(challenge))
+    form = consent_form(browser.get(url).content.decode())
+    form["redirect_uri"] = "https://evil.example.com/callback"
+    response = browser.post(url, form)
+    assert response.status_code == 400
+    assert "Location" not in response
     assert written()[:3] == (0, 0, 0)
 
 

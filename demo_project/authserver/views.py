@@ -82,13 +82,15 @@ class ConsentView(AuthorizationView):  # type: ignore[misc]
         return scopes, credentials
 
     def form_valid(self, form: Any) -> HttpResponse:
-        """Grant or deny; the hidden ``resource`` field is checked again."""
+        """Grant or deny; the hidden ``resource`` field is checked again.
+
+        A tampered form gets an error page, not a redirect: its hidden
+        ``redirect_uri`` has not been checked against the client yet.
+        """
         requested = set(str(form.cleaned_data.get("resource") or "").split())
         if not requested <= allowed_resources():
-            error = _target_error(
-                form.cleaned_data.get("state"), form.cleaned_data["redirect_uri"]
-            )
-            return self.error_response(error, application=None)  # type: ignore[no-any-return]
+            error = _target_error(None, "").oauthlib_error
+            return self.render_to_response({"error": error}, status=400)  # type: ignore[no-any-return]
         return super().form_valid(form)  # type: ignore[no-any-return]
 
 
