@@ -107,9 +107,12 @@ def demo(argv: list[str]) -> None:
                 f"already running?). Choose another: python3 dev.py demo "
                 f"--port {options.port + 1}"
             )
+    # The resource URL and the OAuth issuer are built from it; a tunnel's
+    # public URL, set beforehand, wins (README).
+    os.environ.setdefault("DEMO_PUBLIC_URL", f"http://{options.host}:{options.port}")
     manage("migrate", "--no-input", "--verbosity", "0")
     manage("seed_demo")
-    print(f"MCP endpoint: http://{options.host}:{options.port}/mcp", flush=True)
+    print(f"MCP endpoint: {os.environ['DEMO_PUBLIC_URL']}/mcp", flush=True)
     manage("runserver", f"{options.host}:{options.port}")
 
 

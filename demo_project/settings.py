@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import dj_database_url
 
@@ -20,7 +21,19 @@ SECRET_KEY = os.environ.get(
     "DJANGO_SECRET_KEY", "demo-only-insecure-key-0b7c1f4e9a2d4c7b8e1f3a5c7d9e0f12"
 )
 DEBUG = os.environ.get("DJANGO_DEBUG", "1") == "1"
+#: The demo's public origin: the base of the MCP resource URL and of the
+#: authorization server's issuer, both from settings, never from ``Host``.
+#: ``dev.py demo`` sets it from --host/--port; behind a tunnel, set it to the
+#: tunnel's https URL (README, "Connect a hosted client").
+PUBLIC_URL = os.environ.get("DEMO_PUBLIC_URL", "http://127.0.0.1:8000").rstrip("/")
 ALLOWED_HOSTS = ["127.0.0.1", "localhost", "[::1]", "testserver"]
+if urlsplit(PUBLIC_URL).hostname not in ALLOWED_HOSTS:
+    ALLOWED_HOSTS.append(str(urlsplit(PUBLIC_URL).hostname))
+# The login and consent forms are posted from the public origin.
+CSRF_TRUSTED_ORIGINS = [PUBLIC_URL]
+if os.environ.get("DEMO_BEHIND_TLS_PROXY") == "1":
+    # A tunnel or proxy terminates TLS and says so in this header.
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -34,6 +47,7 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "frisian_mcp",
+    "oauth2_provider",
     "demo_project",
     "demo_project.contacts",
     "demo_project.dcim",
@@ -95,9 +109,13 @@ USE_TZ = True
 STATIC_URL = "static/"
 
 REST_FRAMEWORK = {
-    # Agents send "Authorization: Token <key>"; people log in to the
-    # browsable API (session). seed_demo creates the users and their tokens.
+    # Agents send "Authorization: Token <key>" or an OAuth bearer token;
+    # people log in to the browsable API (session). seed_demo creates the
+    # users and their tokens.
     "DEFAULT_AUTHENTICATION_CLASSES": [
+        # OAuth access tokens of the demo's authorization server, at /mcp
+        # only; first, so that a 401 carries its Bearer challenge.
+        "frisian_mcp.oauth.BearerTokenAuthentication",
         "rest_framework.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
@@ -117,6 +135,12 @@ REST_FRAMEWORK = {
 SPECTACULAR_SETTINGS = {
     "TITLE": "frisian_mcp demo API",
     "COMPONENT_SPLIT_REQUEST": True,
+    # OAuth bearer tokens are credentials for /mcp only, not for the REST
+    # API this schema describes.
+    "AUTHENTICATION_WHITELIST": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
 }
 
 FRISIAN_MCP = {
@@ -124,4 +148,76 @@ FRISIAN_MCP = {
     "SERVER_TITLE": "frisian_mcp demo (contacts and DCIM)",
     # Browser-based clients such as the MCP Inspector send an Origin header.
     "ALLOWED_ORIGINS": ["http://localhost:6274", "http://127.0.0.1:6274"],
+    # The endpoint as an OAuth resource server (docs/oauth.md); its tokens
+    # come from the authorization server below.
+    "OAUTH": {
+        "RESOURCE": f"{PUBLIC_URL}/mcp",
+        "AUTHORIZATION_SERVERS": [f"{PUBLIC_URL}/oauth"],
+        "TOKEN_VALIDATOR": "frisian_mcp.tokens.DOTTokenValidator",
+        "RESOURCE_NAME": "frisian_mcp demo",
+    },
 }
+
+# -- The demo's OAuth 2.1 authorization server (django-oauth-toolkit) ---------
+# demo_project/authserver: login and consent pages, RFC 8414 metadata, client
+# ID metadata documents, dynamic client registration. docs/oauth.md, "The
+# demo's authorization server", lists what to change for production.
+LOGIN_URL = "oauth2_provider:login"
+OAUTH2_PROVIDER = {
+    # The issuer, verbatim in the metadata and in the RFC 9207 "iss" of
+    # every authorization response; endpoint URLs are built on its origin.
+    "OIDC_ISS_ENDPOINT": f"{PUBLIC_URL}/oauth",
+    # A replayed authorization code revokes the tokens issued from it.
+    "OAUTH2_VALIDATOR_CLASS": "demo_project.authserver.validators.DemoValidator",
+    "SCOPES": {
+        "mcp:read": "Read contacts, sites, devices and tags",
+        "mcp:write": "Create, change and delete contacts, sites, devices and tags",
+    },
+    "DEFAULT_SCOPES": ["mcp:read"],
+    # Authorization code with PKCE, S256 only; no implicit, no password.
+    "PKCE_REQUIRED": True,
+    "COMPLIANT_BCP_RFC9700_PKCE_METHOD": True,
+    "COMPLIANT_BCP_RFC9700_IMPLICIT_GRANT": True,
+    "COMPLIANT_BCP_RFC9700_PASSWORD_GRANT": True,
+    "COMPLIANT_BCP_RFC9700_AUTHZ_RESPONSE_ISS": True,
+    "COMPLIANT_BCP_RFC9700_ACCESS_TOKEN_TRANSPORT": True,
+    "COMPLIANT_BCP_RFC9700_TOKEN_STORAGE": True,
+    "OAUTH2_RESPONSE_TYPES_SUPPORTED": ["code"],
+    "OAUTH2_GRANT_TYPES_SUPPORTED": ["authorization_code", "refresh_token"],
+    "OAUTH2_TOKEN_ENDPOINT_AUTH_METHODS_SUPPORTED": [
+        "none",
+        "client_secret_basic",
+        "client_secret_post",
+    ],
+    "AUTHORIZATION_CODE_EXPIRE_SECONDS": 60,
+    "ACCESS_TOKEN_EXPIRE_SECONDS": 3600,
+    "REFRESH_TOKEN_EXPIRE_SECONDS": 14 * 24 * 3600,
+    # Each refresh token works once; presenting a used one again revokes
+    # the whole family (RFC 9700 section 4.14.2).
+    "ROTATE_REFRESH_TOKEN": True,
+    "REFRESH_TOKEN_GRACE_PERIOD_SECONDS": 0,
+    "REFRESH_TOKEN_REUSE_PROTECTION": True,
+    # The consent page every time: no silent re-authorization.
+    "REQUEST_APPROVAL_PROMPT": "force",
+    # Dynamic Client Registration (RFC 7591), open as MCP clients expect,
+    # throttled per address by demo_project.authserver.views.
+    "DCR_ENABLED": True,
+    "DCR_REGISTRATION_PERMISSION_CLASSES": (
+        "oauth2_provider.dcr.AllowAllDCRPermission",
+    ),
+    # Client ID Metadata Documents: an https client_id is fetched, 5 KB and
+    # 3 s at most, never from a private address (unless DEBUG and
+    # DEMO_CIMD_ALLOW_PRIVATE, for local tests).
+    "CIMD_ENABLED": True,
+    "CIMD_METADATA_FETCHER": "demo_project.authserver.cimd.DemoMetadataFetcher",
+    "CIMD_FETCH_TIMEOUT_SECONDS": 3,
+    "CIMD_MAX_DOCUMENT_SIZE": 5 * 1024,
+}
+#: Registrations one address may make per window (DCR), and the window.
+DEMO_REGISTRATION_RATE = (int(os.environ.get("DEMO_REGISTRATION_RATE", "10")), 3600)
+#: Test-only: fetch client metadata documents from private and loopback
+#: addresses. Honoured only with DEBUG on.
+DEMO_CIMD_ALLOW_PRIVATE = os.environ.get("DEMO_CIMD_ALLOW_PRIVATE") == "1"
+#: Test-only: an extra CA bundle to trust when fetching metadata documents
+#: (the tests' self-signed certificate). Honoured only with DEBUG on.
+DEMO_CIMD_CA_FILE = os.environ.get("DEMO_CIMD_CA_FILE", "")

@@ -1,4 +1,9 @@
-"""URLs of the demo: the REST API under /api/, its OpenAPI schema, and /mcp."""
+"""URLs of the demo: the REST API under /api/, its OpenAPI schema, and /mcp.
+
+Plus the OAuth discovery documents at the root (the resource's RFC 9728
+metadata, the authorization server's RFC 8414 metadata) and the demo's
+authorization server under /oauth/.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 from rest_framework.routers import DefaultRouter
 
+from demo_project.authserver import urls as authserver
 from demo_project.contacts.views import ContactViewSet
 from demo_project.dcim.views import DeviceViewSet, SiteViewSet, TagViewSet
 
@@ -17,6 +23,9 @@ router.register("dcim/devices", DeviceViewSet)
 router.register("dcim/tags", TagViewSet)
 
 urlpatterns = [
+    path("", include("frisian_mcp.urls_wellknown")),
+    path("", include(authserver.metadata)),
+    path("oauth/", include((authserver.endpoints, "oauth2_provider"))),
     path("admin/", admin.site.urls),
     path("api/", include(router.urls)),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),

@@ -7,13 +7,16 @@ on a free port with that environment and yields its base URL: gunicorn with
 ``demo_project.wsgi`` by default, or ``server="uvicorn"`` with
 ``demo_project.asgi``. Several servers may share one database: that is how
 separate worker processes are tested; ``serve(..., workers=4)`` starts one
-gunicorn with several sync workers, for concurrent load.
+gunicorn with several sync workers, for concurrent load. ``serve(...,
+port=free_port())`` binds a port chosen beforehand, for a server whose
+settings must name its own URL (the OAuth tests' ``DEMO_PUBLIC_URL``).
 """
 
 from __future__ import annotations
 
 import os
 import re
+import socket
 import subprocess
 import sys
 import time
@@ -33,6 +36,14 @@ LISTENING = {
     "gunicorn": re.compile(r"Listening at: (http://127\.0\.0\.1:\d+)"),
     "uvicorn": re.compile(r"Uvicorn running on (http://127\.0\.0\.1:\d+)"),
 }
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on at the moment."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
 
 
 def _postgres(url: str, dbname: str, statement: str) -> None:
@@ -82,7 +93,11 @@ def demo_database(tmp: Path, name: str) -> Iterator[dict[str, str]]:
 
 @contextmanager
 def serve(
-    env: Mapping[str, str], log: Path, workers: int = 1, server: str = "gunicorn"
+    env: Mapping[str, str],
+    log: Path,
+    workers: int = 1,
+    server: str = "gunicorn",
+    port: int = 0,
 ) -> Iterator[str]:
     """``server`` serving the demo with ``env``; yields its base URL.
 
@@ -97,7 +112,7 @@ def serve(
     try:
         with log.open("w") as out:
             proc = subprocess.Popen(
-                _command(server, workers),
+                _command(server, workers, port),
                 cwd=ROOT,
                 env=dict(env),
                 stdout=out,
@@ -123,12 +138,12 @@ def serve(
                 proc.wait()
 
 
-def _command(server: str, workers: int) -> list[str]:
-    """The command line of ``server`` on 127.0.0.1, port 0, access log on."""
+def _command(server: str, workers: int, port: int = 0) -> list[str]:
+    """The command line of ``server`` on 127.0.0.1:``port``, access log on."""
     if server == "gunicorn":
         return [
             *(sys.executable, "-m", "gunicorn", "demo_project.wsgi:application"),
-            *("-b", "127.0.0.1:0", "-w", str(workers), "-k", "sync"),
+            *("-b", f"127.0.0.1:{port}", "-w", str(workers), "-k", "sync"),
             *("--access-logfile", "-"),
         ]
     if server == "uvicorn":
@@ -136,7 +151,7 @@ def _command(server: str, workers: int) -> list[str]:
         # notice that says so.
         return [
             *(sys.executable, "-m", "uvicorn", "demo_project.asgi:application"),
-            *("--host", "127.0.0.1", "--port", "0", "--lifespan", "off"),
+            *("--host", "127.0.0.1", "--port", str(port), "--lifespan", "off"),
         ]
     raise ValueError(f"Unknown server {server!r}: choose one of {SERVERS}.")
 

@@ -26,6 +26,15 @@ from demo_project.dcim.models import Device, Site, Tag
 DEMO_TOKEN = "demo-token-0000000000000000000000000000"
 STAFF_TOKEN = "staff-token-000000000000000000000000000"
 
+#: The pre-registered OAuth client (public, PKCE): MCP clients that let a
+#: person enter a client id use it instead of registering themselves.
+DEMO_CLIENT_ID = "frisian-demo-client"
+DEMO_CLIENT_REDIRECT_URIS = (
+    "http://127.0.0.1/callback",
+    "http://localhost:6274/oauth/callback",
+    "http://localhost:6274/oauth/callback/debug",
+)
+
 #: The empty rows from ADR 007's incident report.
 EMPTY_CONTACT_IDS = (
     uuid.UUID("6b7e67eb-3c1d-4f0a-9b6e-2d8f1a4c7e01"),
@@ -150,13 +159,15 @@ class Command(BaseCommand):
             device.tags.set([tags[slug] for slug in tag_slugs])
 
         self._users()
+        self._oauth_client()
         self.stdout.write(
             f"Demo data ready: {Contact.objects.count()} contacts "
             f"({len(EMPTY_CONTACT_IDS)} of them empty), {Site.objects.count()} sites, "
             f"{Device.objects.count()} devices, {Tag.objects.count()} tags.\n"
             f"Users: demo (password demo, may not delete sites), token {DEMO_TOKEN}; "
             f"staff (password staff, may do anything), token {STAFF_TOKEN}.\n"
-            "MCP clients send the header  Authorization: Token <token>"
+            "MCP clients send the header  Authorization: Token <token>, or sign "
+            f"in with OAuth (pre-registered public client id: {DEMO_CLIENT_ID})."
         )
 
     def _users(self) -> None:
@@ -180,3 +191,20 @@ class Command(BaseCommand):
         for user, key in ((demo, DEMO_TOKEN), (staff, STAFF_TOKEN)):
             Token.objects.filter(user=user).exclude(key=key).delete()
             Token.objects.get_or_create(user=user, key=key)
+
+    def _oauth_client(self) -> None:
+        """The pre-registered public OAuth client of the demo's server."""
+        from oauth2_provider.models import get_application_model
+
+        model = get_application_model()
+        model.objects.update_or_create(
+            client_id=DEMO_CLIENT_ID,
+            defaults={
+                "name": "frisian_mcp demo client (pre-registered)",
+                "client_type": model.CLIENT_PUBLIC,
+                "authorization_grant_type": model.GRANT_AUTHORIZATION_CODE,
+                "redirect_uris": " ".join(DEMO_CLIENT_REDIRECT_URIS),
+                "skip_authorization": False,
+                "user": None,
+            },
+        )
