@@ -148,7 +148,7 @@ FRISIAN_MCP = {
     "SERVER_TITLE": "frisian_mcp demo (contacts and DCIM)",
     # Browser-based clients such as the MCP Inspector send an Origin header.
     "ALLOWED_ORIGINS": ["http://localhost:6274", "http://127.0.0.1:6274"],
-    # The endpoint as an OAuth resource server (docs/oauth.md); its tokens
+    # The endpoint as an OAuth resource server (docs/authorization.md); its tokens
     # come from the authorization server below.
     "OAUTH": {
         "RESOURCE": f"{PUBLIC_URL}/mcp",
@@ -160,7 +160,7 @@ FRISIAN_MCP = {
 
 # -- The demo's OAuth 2.1 authorization server (django-oauth-toolkit) ---------
 # demo_project/authserver: login and consent pages, RFC 8414 metadata, client
-# ID metadata documents, dynamic client registration. docs/oauth.md, "The
+# ID metadata documents, dynamic client registration. docs/authorization.md, "The
 # demo's authorization server", lists what to change for production.
 LOGIN_URL = "oauth2_provider:login"
 OAUTH2_PROVIDER = {

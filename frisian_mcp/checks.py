@@ -214,7 +214,7 @@ def check_oauth(
     try:
         config = oauth.get_config()
     except ConfigurationError as exc:
-        hint = "See docs/oauth.md for the keys of OAUTH."
+        hint = "See docs/authorization.md for the keys of OAUTH."
         return [checks.Error(str(exc), hint=hint, id="frisian_mcp.E009")]
     if config is None:
         return []
@@ -251,7 +251,7 @@ def check_oauth(
             checks.Warning(
                 "OAUTH is set but no authentication class reads bearer tokens.",
                 hint='Add "frisian_mcp.oauth.BearerTokenAuthentication" to '
-                'REST_FRAMEWORK["DEFAULT_AUTHENTICATION_CLASSES"] (docs/oauth.md).',
+                'REST_FRAMEWORK["DEFAULT_AUTHENTICATION_CLASSES"] (docs/authorization.md).',
                 id="frisian_mcp.W006",
             )
         )

@@ -132,7 +132,7 @@ DEFAULTS: dict[str, Any] = {
     "MAX_PAGE_SIZE": 200,
     # Seconds a list result's next_token stays valid. Example: 600.
     "CONTINUATION_TOKEN_MAX_AGE": 3600,
-    # OAuth 2.1 resource server (docs/oauth.md); None: off. A dict with
+    # OAuth 2.1 resource server (docs/authorization.md); None: off. A dict with
     # RESOURCE (the endpoint's canonical https URL, required),
     # AUTHORIZATION_SERVERS (issuer URLs), TOKEN_VALIDATOR (dotted path of a
     # frisian_mcp.tokens.BaseTokenValidator), VALIDATOR_OPTIONS (dict), SCOPES
