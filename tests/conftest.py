@@ -11,6 +11,12 @@ from django.core.management import call_command
 
 from frisian_mcp.registry import reset_registry
 from frisian_mcp.testing import MCPError, MCPTestClient
+from tests.live import drop_templates
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Drop the live tests' demo templates (tests/live.py)."""
+    drop_templates()
 
 
 @pytest.fixture(autouse=True)

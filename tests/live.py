@@ -1,8 +1,11 @@
 """Live demo servers for end-to-end tests: a throwaway database and a server.
 
-``demo_database`` migrates and seeds a fresh database (a temporary SQLite
-file, or a database of its own on the PostgreSQL server ``DATABASE_URL``
-names) and yields the environment a server needs; ``serve`` starts a server
+``demo_database`` yields the environment a server needs on a fresh, migrated
+and seeded demo database of its own (a temporary SQLite file, or a database
+on the PostgreSQL server ``DATABASE_URL`` names). The demo is migrated and
+seeded once per test process, into a template; each database is a copy of
+it (a file copy, or PostgreSQL's ``CREATE DATABASE ... TEMPLATE``), and
+``drop_templates`` removes the templates when the session ends; ``serve`` starts a server
 on a free port with that environment and yields its base URL: gunicorn with
 ``demo_project.wsgi`` by default, or ``server="uvicorn"`` with
 ``demo_project.asgi``. Several servers may share one database: that is how
@@ -16,9 +19,11 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -46,14 +51,78 @@ def free_port() -> int:
         return port
 
 
-def _postgres(url: str, dbname: str, statement: str) -> None:
-    """Run ``statement`` on the ``postgres`` maintenance database of ``url``."""
+def _postgres(url: str, statement: str, *databases: str) -> None:
+    """Run ``statement`` on the ``postgres`` maintenance database of ``url``.
+
+    ``databases`` fill the statement's ``{}`` placeholders, quoted as names.
+    """
     import psycopg
     from psycopg import sql
 
     dsn = urlsplit(url)._replace(scheme="postgresql", path="/postgres").geturl()
     with psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute(sql.SQL(statement).format(sql.Identifier(dbname)))
+        conn.execute(sql.SQL(statement).format(*map(sql.Identifier, databases)))
+
+
+#: Per process: the directory of the SQLite template, the PostgreSQL
+#: template's URL. Filled on first use.
+_templates: dict[str, str] = {}
+
+
+def _is_postgres(url: str) -> bool:
+    return urlsplit(url).scheme in ("postgres", "postgresql", "pgsql")
+
+
+def _migrate_and_seed(db_url: str) -> None:
+    """Run the demo's ``migrate`` and ``seed_demo`` on ``db_url``."""
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "demo_project.settings",
+        "DATABASE_URL": db_url,
+    }
+    for command in ("migrate", "seed_demo"):
+        args = [sys.executable, "manage.py", command, "--verbosity", "0"]
+        done = subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True)
+        if done.returncode:
+            pytest.fail(f"{command} failed:\n{done.stdout}{done.stderr}")
+
+
+def demo_sqlite(path: Path) -> str:
+    """Copy the seeded demo database to the SQLite file ``path``; its URL."""
+    if "sqlite" not in _templates:
+        _templates["sqlite"] = tempfile.mkdtemp(prefix="frisian-demo-template-")
+        _migrate_and_seed(f"sqlite:///{Path(_templates['sqlite']) / 'db.sqlite3'}")
+    # The demo runs SQLite in WAL mode: take its companion files too, if a
+    # checkpoint left any.
+    for suffix in ("", "-wal"):
+        source = Path(_templates["sqlite"]) / f"db.sqlite3{suffix}"
+        if source.exists():
+            shutil.copyfile(source, f"{path}{suffix}")
+    return f"sqlite:///{path}"
+
+
+def _postgres_copy(outer: str, name: str) -> str:
+    """Create the PostgreSQL database ``name`` from the seeded template."""
+    if "postgres" not in _templates:
+        template = f"frisian_mcp_template_{os.getpid()}"
+        _postgres(outer, "DROP DATABASE IF EXISTS {} WITH (FORCE)", template)
+        _postgres(outer, "CREATE DATABASE {}", template)
+        _templates["postgres"] = urlsplit(outer)._replace(path=f"/{template}").geturl()
+        _migrate_and_seed(_templates["postgres"])
+    template = urlsplit(_templates["postgres"]).path.lstrip("/")
+    _postgres(outer, "DROP DATABASE IF EXISTS {} WITH (FORCE)", name)
+    _postgres(outer, "CREATE DATABASE {} TEMPLATE {}", name, template)
+    return urlsplit(outer)._replace(path=f"/{name}").geturl()
+
+
+def drop_templates() -> None:
+    """Remove this process's templates (``pytest_sessionfinish``)."""
+    if "sqlite" in _templates:
+        shutil.rmtree(_templates.pop("sqlite"), ignore_errors=True)
+    if "postgres" in _templates:
+        url = _templates.pop("postgres")
+        template = urlsplit(url).path.lstrip("/")
+        _postgres(url, "DROP DATABASE IF EXISTS {} WITH (FORCE)", template)
 
 
 @contextmanager
@@ -61,13 +130,11 @@ def demo_database(tmp: Path, name: str) -> Iterator[dict[str, str]]:
     """A migrated, seeded demo database; yields the environment to serve it."""
     outer = os.environ.get("DATABASE_URL", "")
     pg_name = None
-    if urlsplit(outer).scheme in ("postgres", "postgresql", "pgsql"):
+    if _is_postgres(outer):
         pg_name = f"frisian_mcp_{name}_{os.getpid()}"
-        _postgres(outer, pg_name, "DROP DATABASE IF EXISTS {} WITH (FORCE)")
-        _postgres(outer, pg_name, "CREATE DATABASE {}")
-        db_url = urlsplit(outer)._replace(path=f"/{pg_name}").geturl()
+        db_url = _postgres_copy(outer, pg_name)
     else:
-        db_url = f"sqlite:///{tmp / 'db.sqlite3'}"
+        db_url = demo_sqlite(tmp / "db.sqlite3")
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "demo_project.settings",
@@ -77,18 +144,11 @@ def demo_database(tmp: Path, name: str) -> Iterator[dict[str, str]]:
         # (else ~/.gunicorn); keep it in our temp dir, away from other servers.
         "XDG_RUNTIME_DIR": str(tmp),
     }
-    log = tmp / "setup.log"
     try:
-        with log.open("w") as out:
-            for command in ("migrate", "seed_demo"):
-                args = [sys.executable, "manage.py", command]
-                done = subprocess.run(args, cwd=ROOT, env=env, stdout=out, stderr=out)
-                if done.returncode:
-                    pytest.fail(f"{command} failed:\n{log.read_text()}")
         yield env
     finally:
         if pg_name is not None:
-            _postgres(outer, pg_name, "DROP DATABASE IF EXISTS {} WITH (FORCE)")
+            _postgres(outer, "DROP DATABASE IF EXISTS {} WITH (FORCE)", pg_name)
 
 
 @contextmanager

@@ -49,7 +49,7 @@ from frisian_mcp.cleanup import Candidate, id_matches
 from frisian_mcp.management.commands import frisian_mcp_cleanup
 from frisian_mcp.orphans import ModelPlan, build_plan, field_check
 from frisian_mcp.testing import MCPTestClient
-from tests.live import ROOT, demo_database
+from tests.live import ROOT, demo_database, demo_sqlite
 from tests.testapp import views as testapp_views
 from tests.testapp.models import Book, CleanupNote, CleanupTicket, Publisher
 
@@ -907,10 +907,9 @@ def test_manage_py_database_option(tmp_path: Path, demo_env: dict[str, str]) -> 
         **demo_env,
         "DJANGO_SETTINGS_MODULE": "two_databases",
         "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)]),
-        "CLEANUP_DEFAULT_URL": f"sqlite:///{tmp_path / 'default.sqlite3'}",
+        # A second seeded demo database, with the same empty rows.
+        "CLEANUP_DEFAULT_URL": demo_sqlite(tmp_path / "default.sqlite3"),
     }
-    for setup in (("migrate", "-v", "0"), ("seed_demo",)):
-        assert manage(env, *setup).returncode == 0
     command = ("frisian_mcp_cleanup", "--format", "json")
 
     other = manage(env, *command, "--database", "other", "--delete", "--yes")
