@@ -872,6 +872,7 @@ def demo_env(tmp_path: Path) -> Iterator[dict[str, str]]:
         yield {**env, "DJANGO_DEBUG": "0"}
 
 
+@pytest.mark.subprocess
 def test_manage_py_exit_codes(demo_env: dict[str, str]) -> None:
     command = "frisian_mcp_cleanup"
     dry = manage(demo_env, command, "--fail-if-found")
@@ -892,6 +893,7 @@ def test_manage_py_exit_codes(demo_env: dict[str, str]) -> None:
     assert json.loads(after.stdout)["counts"]["candidates"] == 0
 
 
+@pytest.mark.subprocess
 def test_manage_py_database_option(tmp_path: Path, demo_env: dict[str, str]) -> None:
     """``--database other`` reads and deletes there and nowhere else."""
     (tmp_path / "two_databases.py").write_text(

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import difflib
 import json
+import os
+import subprocess
+import sys
 from io import StringIO
 from pathlib import Path
 
@@ -15,11 +18,25 @@ from demo_project.contacts.models import Contact
 from demo_project.dcim.models import Device, Site, Tag
 from demo_project.management.commands.seed_demo import EMPTY_CONTACT_IDS
 from frisian_mcp.testing import MCPTestClient
+from tests.live import ROOT
 
 pytestmark = pytest.mark.django_db
 
 GOLDEN = Path(__file__).parent / "golden" / "demo_tools_list.json"
 DEMO_URLS = override_settings(ROOT_URLCONF="demo_project.urls")
+
+
+@pytest.mark.subprocess
+def test_the_demo_models_match_their_migrations() -> None:
+    """The suite builds its tables from the models (``--no-migrations``), the
+    live tests from the migrations: the same schema only while no model
+    change lacks its migration."""
+    args = [sys.executable, "manage.py", "makemigrations", "--check", "--dry-run"]
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "demo_project.settings"}
+    done = subprocess.run(
+        args, cwd=ROOT, env=env, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_seed_is_idempotent() -> None:
