@@ -54,22 +54,22 @@ NAMES = frozenset(_KINDS)
 #: its full explanation in ``help`` (docs/listing.md).
 _DOCS = {
     "help": (
-        "true: document this tool, run nothing.",
+        "true: only document this tool.",
         "true: return this tool's documentation (arguments, lookups, filters, "
         "an example call) instead of running it.",
     ),
     "mode": (
-        '"validate": check only, write nothing.',
+        "validate: check, write nothing.",
         '"validate": run every check and the API\'s own validation and report '
         'what would be written, writing nothing; "execute" (default) writes.',
     ),
     "filters": (
-        "The API's filters, by key.",
+        "Filters, by key.",
         "Filter, search and ordering parameters, applied by the API's own filter "
         "backends. Only the keys listed under 'filters' are accepted.",
     ),
     "page": (
-        "Page number, from 1.",
+        "Page number.",
         "Page number to return, starting at 1 (default 1).",
     ),
     "page_size": ("Rows per page.", "Rows per page (default {size}, at most {top})."),
@@ -84,7 +84,7 @@ _DOCS = {
     ),
 }
 _GROWING = (
-    "The API's filters, by key; help lists those added per instance.",
+    "Filters, by key; help lists those added per instance.",
     " Filter sets of this API add filters per instance (such as one per "
     "custom field): 'filters' lists those that exist now, and any of them is "
     "accepted.",

@@ -292,9 +292,9 @@ def _lookup_value_schema(field: Any) -> dict[str, Any] | None:
 def _reference_hint(relation: Relation) -> str:
     model = relation.model
     noun = str(model._meta.verbose_name) if model is not None else "object"
-    sentence = f"Refers to a {noun} by {relation.plain_form}"
+    sentence = f"A {noun}: {relation.plain_form}"
     if lookups := relation.describe_lookups():
-        sentence += f", or by an object with one of these keys: {lookups}"
+        sentence += f", or an object with one of these keys: {lookups}"
     sentence += "."
     if relation.many:
         sentence = "A list; each item " + sentence[0].lower() + sentence[1:]

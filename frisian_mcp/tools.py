@@ -152,20 +152,36 @@ class Tool:
             schema = self.schema
             if schema is None:
                 return None
-            annotations = dict(self.annotations)
-            annotations.pop("title", None)  # the tool's own title says it
             self._definition = {
                 "name": self.name,
                 "title": self.title,
                 "description": self.description,
                 "inputSchema": lean(schema.input_schema),
-                "annotations": cast(ToolAnnotations, annotations),
+                "annotations": lean_annotations(self.annotations),
             }
             output = schema.output_schema
             output = lean(output) if output is not None else None
             if output is not None and _size(output) <= mcp_settings.OUTPUT_SCHEMA_LIMIT:
                 self._definition["outputSchema"] = output
         return self._definition
+
+
+def lean_annotations(hints: ToolAnnotations) -> ToolAnnotations:
+    """``hints`` as listed: none a client already infers from the MCP spec.
+
+    The tool's own ``title`` says the title; ``readOnlyHint`` and
+    ``idempotentHint`` default to false, and ``idempotentHint`` means
+    nothing on a read-only tool. ``destructiveHint`` and ``openWorldHint``
+    default to true, so they stay whenever false.
+    """
+    listed = {
+        key: value
+        for key, value in hints.items()
+        if key != "title" and (value or key not in ("readOnlyHint", "idempotentHint"))
+    }
+    if listed.get("readOnlyHint"):
+        listed.pop("idempotentHint", None)
+    return cast(ToolAnnotations, listed)
 
 
 def lean(schema: dict[str, Any]) -> dict[str, Any]:
@@ -198,6 +214,11 @@ _INT64 = (-(2**63), 2**63 - 1)
 
 #: DRF's description of an integer primary key, which its type already says.
 _PK_TEXT = re.compile(r"^A unique integer value identifying this [^.]*\.$")
+#: DRF's stock texts of its search and ordering parameters, which their
+#: names already say (SearchFilter / OrderingFilter ``*_description``).
+_STOCK_TEXTS = frozenset(
+    {"A search term.", "Which field to use when ordering the results."}
+)
 _NUMERIC = {"type": "string", "pattern": "^-?[0-9]+$"}
 
 
@@ -209,7 +230,9 @@ def _trimmed(node: Any) -> Any:
     out = {k: _trimmed(v) for k, v in node.items()}
     text = out.get("description")
     if isinstance(text, str) and (
-        ("enum" in out and _CHOICES_TEXT.match(text)) or _PK_TEXT.match(text)
+        ("enum" in out and _CHOICES_TEXT.match(text))
+        or _PK_TEXT.match(text)
+        or text in _STOCK_TEXTS
     ):
         del out["description"]
     if (out.get("minimum"), out.get("maximum")) == _INT64:

@@ -97,8 +97,7 @@ ACTIONS: dict[str, Action] = {
         "GET",
         mixins.ListModelMixin,
         "List {plural}",
-        "List {plural}, one page at a time (page, page_size); narrow the rows "
-        "with filters.",
+        "List {plural}, a page at a time; narrow them with filters.",
     ),
     "retrieve": Action(
         Kind.READ,
@@ -127,8 +126,7 @@ ACTIONS: dict[str, Action] = {
         "PATCH",
         mixins.UpdateModelMixin,
         "Partially update {noun}",
-        "Change some fields of a {noun} found by {lookup}; fields you leave out "
-        "stay as they are.",
+        "Change some fields of a {noun} found by {lookup}; the rest stay as they are.",
     ),
     "destroy": Action(
         Kind.DELETE,

@@ -112,7 +112,11 @@ def test_list_tools(live: LiveServer, mode: str) -> None:
             read_only = name.endswith(("__list", "__retrieve"))
             annotations = by_name[name].annotations
             assert annotations is not None, name
-            assert annotations.read_only_hint is read_only, name
+            # Left out when false, the MCP spec's default (docs/listing.md).
+            assert (annotations.read_only_hint or False) is read_only, name
+            if not read_only:  # its default is true: "false" is always said
+                destructive = not name.endswith("__create")
+                assert annotations.destructive_hint is destructive, name
 
     live.run(body, mode)
 

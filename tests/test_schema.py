@@ -312,20 +312,37 @@ def test_every_input_schema_is_valid_json_schema_2020_12(mcp: MCPTestClient) -> 
         assert tool["title"].strip()
 
 
+#: ToolAnnotations' defaults in the MCP spec: a listing may leave these out.
+HINT_DEFAULTS = {
+    "readOnlyHint": False,
+    "destructiveHint": True,
+    "idempotentHint": False,
+    "openWorldHint": True,
+}
+
+
 @pytest.mark.django_db
 def test_every_tool_has_annotations(mcp: MCPTestClient) -> None:
+    """What a client reading the hints with the spec's defaults concludes."""
     for tool in mcp.list_tools():
-        hints = tool["annotations"]
+        hints = {**HINT_DEFAULTS, **tool["annotations"]}
+        assert "title" not in tool["annotations"]  # the tool's own title says it
         assert hints["openWorldHint"] is False
         action = tool["name"].rsplit("__", 1)[1]
         if action in ("list", "retrieve"):
             assert hints["readOnlyHint"] is True
+            # Meaningless on a read-only tool, so never listed.
+            assert not {"destructiveHint", "idempotentHint"} & set(tool["annotations"])
         if action in ("update", "partial_update", "destroy"):
             assert hints["readOnlyHint"] is False
             assert hints["destructiveHint"] is True
             assert hints["idempotentHint"] is True
         if action == "create":
+            assert hints["readOnlyHint"] is False
             assert hints["destructiveHint"] is False
+            assert hints["idempotentHint"] is False
+            # A default of true, so "false" must be said.
+            assert tool["annotations"]["destructiveHint"] is False
 
 
 class OpaqueField(serializers.Field[Any, Any, Any, Any]):
