@@ -20,6 +20,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.core.handlers.wsgi import WSGIRequest
 from django.core.signals import setting_changed
 from django.dispatch import receiver
+from django.utils.functional import cached_property
 from rest_framework.parsers import JSONParser
 from rest_framework.utils.encoders import JSONEncoder
 
@@ -52,6 +53,13 @@ _OWN = frozenset(
         "csrf_processing_done",
         "csrf_cookie_needs_reset",
     ]
+) | frozenset(
+    # What Django derives from the request and caches on it (headers,
+    # accepted_types...): the outer request's would describe the MCP POST.
+    name
+    for klass in WSGIRequest.__mro__
+    for name, value in vars(klass).items()
+    if isinstance(value, cached_property)
 )
 _ENVIRON = (
     "SERVER_NAME", "SERVER_PORT", "SERVER_PROTOCOL", "REMOTE_ADDR", "REMOTE_HOST",
