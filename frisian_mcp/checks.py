@@ -192,6 +192,9 @@ def _check_values(user: dict[str, Any]) -> list[checks.CheckMessage]:
     for key in ("SERVER_NAME",):
         if not isinstance(values[key], str) or not values[key]:
             problems.append(f"{key} must be a non-empty string")
+    version = values["API_VERSION"]
+    if version is not None and (not isinstance(version, str) or not version):
+        problems.append("API_VERSION must be None or a non-empty string")
     return [
         checks.Error(
             f"{SETTINGS_NAME}: {problem}.",
@@ -310,6 +313,7 @@ def check_tools(
                 id="frisian_mcp.W002",
             )
         )
+    messages.extend(_check_version(registry))
     for tool in registry:
         tool.schema  # noqa: B018 - building it records what fails
     for problem in registry.problems:
@@ -325,3 +329,26 @@ def check_tools(
             )
         )
     return messages
+
+
+def _check_version(registry: Any) -> list[checks.CheckMessage]:
+    """W007: views whose versioning refuses ``API_VERSION`` (every call 406)."""
+    from frisian_mcp.routing import pinned_version
+
+    refusing = {}
+    for tool in registry:
+        view = tool.endpoint.view_class
+        pinned = pinned_version(view)
+        if pinned and not pinned[0]().is_allowed_version(pinned[1]):
+            refusing[f"{view.__module__}.{view.__qualname__}"] = pinned[0]
+    return [
+        checks.Warning(
+            f"{name} does not allow {SETTINGS_NAME}['API_VERSION']: "
+            "DRF refuses every call its tools make (406).",
+            hint=f"Set an API_VERSION among {versioning.__name__}.allowed_versions, "
+            "or exclude the view's tools with FRISIAN_MCP['EXCLUDE'].",
+            obj=name,
+            id="frisian_mcp.W007",
+        )
+        for name, versioning in sorted(refusing.items())
+    ]

@@ -45,6 +45,12 @@ DEFAULTS: dict[str, Any] = {
     # None strips the longest common leading path segments of all endpoints.
     # Example: r"^/api/" (so /api/v1/contacts/ becomes v1__contacts__list).
     "PATH_PREFIX": None,
+    # The API version tools ask for from views that read it from the request
+    # (DRF's AcceptHeaderVersioning, QueryParameterVersioning): each call's
+    # inner request carries it as REST clients send it, and the schemas are
+    # built for it. None: every view's default_version. URL path, namespace
+    # and host-name versions come from the route. Example: "2.0".
+    "API_VERSION": None,
     # Per-viewset options for viewsets you cannot edit, by dotted class path:
     # {"name": str, "exclude": bool, "actions": [..], "group": str}; an
     # mcp_<key> attribute on the class wins. Example:
@@ -155,6 +161,7 @@ class MCPSettings:
     DISCOVERY_BACKEND: type[BaseDiscoveryBackend]
     URLCONF: str | None
     PATH_PREFIX: str | None
+    API_VERSION: str | None
     VIEWSET_OPTIONS: dict[str, dict[str, Any]]
     INCLUDE: list[str]
     EXCLUDE: list[str]

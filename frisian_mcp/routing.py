@@ -12,7 +12,7 @@ import io
 import json
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import parse_qs, urlencode
 
 from django import urls
 from django.conf import settings
@@ -23,11 +23,18 @@ from django.dispatch import receiver
 from django.utils.functional import cached_property
 from rest_framework.parsers import JSONParser
 from rest_framework.utils.encoders import JSONEncoder
+from rest_framework.versioning import AcceptHeaderVersioning, QueryParameterVersioning
 
 from frisian_mcp.conf import mcp_settings
 from frisian_mcp.types import Call, CallContext, Endpoint
 
-__all__ = ["build_request", "inner_request", "resolve", "takes_json"]
+__all__ = [
+    "build_request",
+    "inner_request",
+    "pinned_version",
+    "resolve",
+    "takes_json",
+]
 
 # Request attributes Django sets itself; the rest (session, tenant, site...)
 # a middleware put on the outer request is copied to the inner one.
@@ -105,13 +112,21 @@ def inner_request(
     for key, value in outer.META.items():
         if (key.startswith("HTTP_") or key in _ENVIRON) and key not in dropped:
             environ[key] = value
+    accept = "application/json"
+    if pinned := pinned_version(endpoint.view_class):
+        versioning, version = pinned
+        param = versioning.version_param
+        if issubclass(versioning, AcceptHeaderVersioning):
+            accept += f"; {param}={version}"
+        elif param not in parse_qs(query):
+            query = "&".join(filter(None, (query, urlencode({param: version}))))
     environ.update(
         REQUEST_METHOD=endpoint.method,
         PATH_INFO=path,
         QUERY_STRING=query,
         CONTENT_TYPE="application/json",
         CONTENT_LENGTH=str(len(body)),
-        HTTP_ACCEPT="application/json",
+        HTTP_ACCEPT=accept,
     )
     environ["wsgi.input"] = io.BytesIO(body)
     request = WSGIRequest(environ)
@@ -129,6 +144,24 @@ def inner_request(
         # authenticates from the copied headers and session, as over REST.
         request.user = context.session_user or AnonymousUser()
     return request
+
+
+def pinned_version(view_class: type[Any]) -> tuple[Any, str] | None:
+    """``(versioning class, API_VERSION)`` for a view that reads its version
+    from the request (Accept header, query parameter); ``None`` otherwise.
+
+    Route-borne versions (URL path, namespace, host name) come from the
+    endpoint the tool was discovered on, and ``API_VERSION`` unset leaves
+    every view at its ``default_version``, as a REST request without one.
+    """
+    version = mcp_settings.API_VERSION
+    versioning = getattr(view_class, "versioning_class", None)
+    if version is None or not (
+        isinstance(versioning, type)
+        and issubclass(versioning, AcceptHeaderVersioning | QueryParameterVersioning)
+    ):
+        return None
+    return versioning, version
 
 
 def _accepts_caller(endpoint: Endpoint, context: CallContext) -> bool:

@@ -26,6 +26,7 @@ from rest_framework.versioning import NamespaceVersioning
 
 from frisian_mcp.exceptions import HOST_ERRORS
 from frisian_mcp.jsonschema import to_json_schema
+from frisian_mcp.routing import pinned_version
 from frisian_mcp.types import Endpoint
 
 __all__ = [
@@ -110,7 +111,12 @@ def _version_of(endpoint: Endpoint, versioning: Any) -> str | None:
         allowed = (v for v in found if scheme.is_allowed_version(v))
         return next(allowed, versioning.default_version)
     param = getattr(versioning, "version_param", "version")
-    return endpoint.fixed_kwargs.get(param) or versioning.default_version
+    pinned = pinned_version(endpoint.view_class)
+    return (
+        endpoint.fixed_kwargs.get(param)
+        or (pinned and pinned[1])
+        or versioning.default_version
+    )
 
 
 def inspector(

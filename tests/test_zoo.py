@@ -387,6 +387,83 @@ def test_manufacturer_create_retrieve_update(world: Any, zoo: Parity) -> None:
     )
 
 
+#: The zoo's settings with the Accept-header API version pinned.
+VERSION_2 = {
+    "REQUIRE_AUTHENTICATION": False,
+    "TOOL_LAYOUT": "flat",
+    "API_VERSION": "2.0",
+}
+
+
+def test_api_version_reaches_accept_header_versioned_views(
+    world: Any, client: Client
+) -> None:
+    """With API_VERSION, calls ask for it as a REST client's Accept header does."""
+    versioned = Client(headers={"accept": "application/json; version=2.0"})
+    versioned.force_login(User.objects.get(username="operator"))
+    with override_settings(FRISIAN_MCP=VERSION_2):
+        mcp = MCPTestClient(client)
+        mcp.initialize()
+        pk = world["acme"].pk
+        zoo = Parity(versioned, mcp)
+        _, listed = zoo.same(
+            "GET /dcim/manufacturers/",
+            "dcim__manufacturers__list",
+            {"filters": {"slug": "acme"}},
+            query={"slug": "acme"},
+        )
+        assert [m["api_version"] for m in listed.body["results"]] == ["2.0"]
+        created = {"name": "Globex", "slug": "globex", "description": "Routers"}
+        _, made = zoo.same(
+            "POST /dcim/manufacturers/", "dcim__manufacturers__create", created
+        )
+        assert made.body["api_version"] == "2.0"
+        zoo.same(
+            f"GET /dcim/manufacturers/{pk}/",
+            "dcim__manufacturers__retrieve",
+            {"id": pk},
+        )
+
+
+def test_api_version_chooses_the_listed_and_called_serializer(
+    world: Any, client: Client
+) -> None:
+    """2.0 requires a description: its schema says so, and a call without one
+    is refused as REST refuses it, writing nothing."""
+    versioned = Client(headers={"accept": "application/json; version=2.0"})
+    versioned.force_login(User.objects.get(username="operator"))
+    create = "dcim__manufacturers__create"
+    with override_settings(FRISIAN_MCP=VERSION_2):
+        mcp = MCPTestClient(client)
+        mcp.initialize()
+        assert "description" in tool_schema(mcp, create)["required"]
+        Parity(versioned, mcp).same(
+            "POST /dcim/manufacturers/",
+            create,
+            {"name": "Globex", "slug": "globex"},
+            verdict="invalid",
+        )
+    mcp = MCPTestClient(client)
+    mcp.initialize()
+    assert "description" not in tool_schema(mcp, create).get("required", [])
+
+
+def test_an_api_version_a_view_refuses_is_a_check_warning(world: Any) -> None:
+    with override_settings(FRISIAN_MCP={**VERSION_2, "API_VERSION": "9.9"}):
+        found = [m for m in checks.run_checks() if m.id == "frisian_mcp.W007"]
+        assert [m.obj for m in found] == ["tests.zoo.views.ManufacturerViewSet"]
+        assert "9.9" not in found[0].msg  # the setting is named, not its value
+    with override_settings(FRISIAN_MCP=VERSION_2):
+        assert not [m for m in checks.run_checks() if m.id == "frisian_mcp.W007"]
+
+
+@pytest.mark.parametrize("bad", [2, ""])
+def test_api_version_must_be_a_non_empty_string(bad: Any) -> None:
+    with override_settings(FRISIAN_MCP={**VERSION_2, "API_VERSION": bad}):
+        errors = [m for m in checks.run_checks() if m.id == "frisian_mcp.E007"]
+    assert any("API_VERSION" in m.msg for m in errors)
+
+
 def test_unprotected_manufacturer_is_deleted(world: Any, zoo: Parity) -> None:
     pk = Manufacturer.objects.get(slug="unused").pk
     zoo.same(

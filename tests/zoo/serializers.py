@@ -144,6 +144,13 @@ class ManufacturerSerializer(ZooModelSerializer[Manufacturer]):
         return getattr(request, "version", None)
 
 
+class ManufacturerV2Serializer(ManufacturerSerializer):
+    """API version 2.0 requires a description."""
+
+    class Meta(ManufacturerSerializer.Meta):
+        extra_kwargs = {"description": {"required": True, "allow_blank": False}}
+
+
 class DeviceTypeSerializer(ZooModelSerializer[DeviceType]):
     manufacturer = BriefManufacturerSerializer()
 

@@ -1,7 +1,8 @@
 """Zoo views: the patterns large DRF projects use, one or two each.
 
 * ``ZooRootView``: the API root, excluded from the schema.
-* ``ManufacturerViewSet``: Accept-header versioning, a protected delete the
+* ``ManufacturerViewSet``: Accept-header versioning (2.0 has its own
+  serializer), a protected delete the
   view answers with its own 409.
 * ``DeviceViewSet``: a project permission class with an object check, a
   filter set with per-instance filters, a ``q`` parameter read in
@@ -55,6 +56,7 @@ from tests.zoo.serializers import (
     InterfaceSerializer,
     InventoryItemSerializer,
     ManufacturerSerializer,
+    ManufacturerV2Serializer,
     RenameSerializer,
     ReportResultSerializer,
     ReportRunSerializer,
@@ -103,6 +105,11 @@ class ManufacturerViewSet(ProtectedDeleteMixin, viewsets.ModelViewSet[Manufactur
     serializer_class = ManufacturerSerializer
     versioning_class = ManufacturerVersioning
     filterset_fields = ("slug",)
+
+    def get_serializer_class(self) -> type[ManufacturerSerializer]:
+        if self.request.version == "2.0":
+            return ManufacturerV2Serializer
+        return ManufacturerSerializer
 
 
 class DeviceTypeViewSet(ProtectedDeleteMixin, viewsets.ModelViewSet[DeviceType]):
