@@ -99,7 +99,9 @@ def coerce(schema: Mapping[str, Any], args: Mapping[str, Any]) -> dict[str, Any]
 
 
 def _validate(schema: ToolSchema, args: Mapping[str, Any]) -> list[FieldError]:
-    return references.restate(schema, schema_problems(schema.validator, args))
+    return references.restate(
+        schema, schema_problems(schema.validator, args, schema.fast_check)
+    )
 
 
 def _check_undeclared(

@@ -237,9 +237,18 @@ _TYPE_NAMES = {
 }
 
 
-def problems(validator: Draft202012Validator, instance: Any) -> list[FieldError]:
-    """Every schema problem of ``instance``, one entry per field and code."""
-    if validator.is_valid(instance):
+def problems(
+    validator: Draft202012Validator,
+    instance: Any,
+    fast: Callable[[Any], bool] | None = None,
+) -> list[FieldError]:
+    """Every schema problem of ``instance``, one entry per field and code.
+
+    ``fast``, from :func:`frisian_mcp.fastcheck.fast_check` on the
+    validator's schema, answers the common case (valid) without jsonschema's
+    per-keyword descent.
+    """
+    if (fast is not None and fast(instance)) or validator.is_valid(instance):
         return []
     found: dict[tuple[str, str], FieldError] = {}
     errors = sorted(

@@ -29,6 +29,7 @@ from rest_framework import serializers
 from frisian_mcp import arguments, spectacular
 from frisian_mcp.discovery import declared_query_parameters
 from frisian_mcp.exceptions import HOST_ERRORS
+from frisian_mcp.fastcheck import Check, fast_check
 from frisian_mcp.jsonschema import drop_required, to_json_schema
 from frisian_mcp.relations import Relation, argument_schema, record_schema
 from frisian_mcp.spectacular import make_view
@@ -88,6 +89,11 @@ class ToolSchema:
         root = dict(self.input_schema)
         root.pop("additionalProperties", None)
         return Draft202012Validator(root)
+
+    @cached_property
+    def fast_check(self) -> Check | None:
+        """:func:`fast_check` of the validator's schema (``None``: none)."""
+        return fast_check(self.validator.schema)
 
 
 @dataclass(frozen=True)
