@@ -35,6 +35,7 @@ from frisian_mcp.schema import SchemaBuilder, SchemaProblem
 from frisian_mcp.spectacular import excluded, live_filters
 from frisian_mcp.tools import Tool
 from frisian_mcp.types import CallContext, ErrorCode, JSONObject, ToolDefinition
+from frisian_mcp.visibility import Visibility
 
 __all__ = ["ToolRegistry", "get_registry", "reset_registry"]
 
@@ -313,55 +314,6 @@ class ToolRegistry:
             hint="Call tools/list for the available tools.",
             extra={"suggestions": suggestions},
         )
-
-
-class Visibility:
-    """Whether one caller may use a tool: its permission classes, probed.
-
-    With a shared cache, the caller's whole visible set is probed once and
-    kept for ``CACHE_TTL_MS`` or until permissions change (ADR 0006).
-    """
-
-    def __init__(self, registry: ToolRegistry, context: CallContext | None) -> None:
-        # An OAuth token's scopes narrow the list whatever the setting says.
-        self._scopes = oauth.granted(context.auth) if context is not None else None
-        self._probing = mcp_settings.FILTER_TOOLS_BY_PERMISSION
-        self.everything = context is None or (
-            not self._probing and self._scopes is None
-        )
-        self._probe = invocation.Probe(context) if context is not None else None
-        self._registry = registry
-        self._names: frozenset[str] | None = None
-        self._cached = (
-            self._probing
-            and not self.everything
-            and mcp_settings.CACHE_TTL_MS > 0
-            and cache.backend() is not None
-        )
-
-    def __call__(self, tool: Tool) -> bool:
-        if self.everything or self._probe is None:
-            return True
-        method = tool.endpoint.method
-        if self._scopes is not None and not oauth.permits(
-            self._scopes, tool.name, tool.kind, method
-        ):
-            return False
-        if not self._probing:
-            return True
-        if not self._cached:
-            return self._probe.allows(tool)
-        if self._names is None:
-            self._names = self._load(self._probe)
-        return tool.name in self._names
-
-    def _load(self, probe: invocation.Probe) -> frozenset[str]:
-        key = cache.visible_key(self._registry.fingerprint, probe.context)
-        names = cache.load(key)
-        if not isinstance(names, frozenset):
-            names = frozenset(t.name for t in self._registry if probe.allows(t))
-            cache.store(key, names, mcp_settings.CACHE_TTL_MS / 1000)
-        return names
 
 
 def _log_call(name: str, context: CallContext, outcome: str, seconds: float) -> None:

@@ -1,7 +1,8 @@
-"""The release metadata: the changelog's shape and the single version source."""
+"""The release: changelog shape, single version source, module and function sizes."""
 
 from __future__ import annotations
 
+import ast
 import re
 import tomllib
 from pathlib import Path
@@ -51,3 +52,23 @@ def test_version_has_one_source() -> None:
     assert dynamic == {"attr": "frisian_mcp.__version__"}
     assert isinstance(frisian_mcp.__version__, str)
     assert frisian_mcp.__version__
+
+
+#: The rebuild's limits (issue 10, STYLE.md §1): a module stays readable in
+#: one sitting, a function on one screen.
+MODULE_LINES, FUNCTION_LINES = 400, 60
+
+
+def test_modules_and_functions_stay_small() -> None:
+    too_long = []
+    for path in sorted((ROOT / "frisian_mcp").rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        name = path.relative_to(ROOT)
+        if len(text.splitlines()) > MODULE_LINES:
+            too_long.append(f"{name}: {len(text.splitlines())} lines")
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                length = (node.end_lineno or node.lineno) - node.lineno + 1
+                if length > FUNCTION_LINES:
+                    too_long.append(f"{name}:{node.lineno} {node.name}: {length}")
+    assert too_long == []
