@@ -76,7 +76,10 @@ def _keyword_check(keyword: str, value: Any, schema: dict[str, Any]) -> Check | 
         test, kind = _BOUNDS[keyword]
         return lambda v: not _FAST_TYPES[kind](v) or test(v, value)
     if keyword == "pattern" and isinstance(value, str):
-        search = re.compile(value).search
+        try:
+            search = re.compile(value).search
+        except re.error:  # an ECMA-only pattern: jsonschema's problem
+            return None
         return lambda v: not isinstance(v, str) or search(v) is not None
     if keyword in ("properties", "required", "additionalProperties"):
         return _object_check(keyword, value, schema)

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from frisian_mcp.examples import example_arguments
+from frisian_mcp.fastcheck import fast_check
 from frisian_mcp.registry import get_registry, reset_registry
 
 pytestmark = pytest.mark.django_db
@@ -145,3 +146,15 @@ def test_valid_example_calls_take_the_fast_path(urlconf: str) -> None:
             assert fast(example), (name, example)
             fast_ones += 1
     assert fast_ones >= len(found) * 0.8, (fast_ones, len(found))
+
+
+def test_what_the_fast_check_does_not_know_is_left_to_jsonschema() -> None:
+    """Unknown keywords, and patterns Python cannot compile, get no fast check."""
+    assert fast_check({"type": "string", "pattern": "(?<name"}) is None
+    assert fast_check({"oneOf": [{"type": "string"}]}) is None
+    assert fast_check({"$ref": "#/$defs/x"}) is None
+    assert fast_check({"items": [{"type": "string"}]}) is None
+    checks = fast_check({"type": "integer", "maximum": 3})
+    assert checks is not None
+    # Bools and integral floats: jsonschema decides, the fast check says no.
+    assert [checks(v) for v in (True, 1.0, 2, 4)] == [False, False, True, False]
