@@ -6,7 +6,7 @@ Needs only Python 3.11+ and this checkout. Every command first makes sure
 (installed once, again only when ``pyproject.toml`` changes), then runs::
 
     python3 dev.py demo [--port N]  # migrate, seed, serve the demo on 127.0.0.1:8000
-    python3 dev.py test             # the whole test suite on every core (SQLite, or $DATABASE_URL)
+    python3 dev.py test             # the whole test suite, a worker per core (SQLite, or $DATABASE_URL)
     python3 dev.py manage ...       # a management command of the demo project
     python3 dev.py lint             # ruff check + ruff format --check
     python3 dev.py type             # mypy --strict
@@ -176,9 +176,11 @@ def main(argv: list[str]) -> None:
     elif command == "manage":
         manage(*rest)
     elif command == "test":
-        # Every core, a test file per worker (its live server starts once);
-        # "-n 0" among the arguments runs serially.
-        run(PYTHON, "-m", "pytest", "-n", "auto", "--dist", "loadfile", *rest)
+        # A worker per core, four at most (each holds database connections
+        # and starts live servers); a test file per worker, so its live
+        # server starts once. "-n 0" among the arguments runs serially.
+        workers = str(min(os.cpu_count() or 1, 4))
+        run(PYTHON, "-m", "pytest", "-n", workers, "--dist", "loadfile", *rest)
     elif command == "lint":
         run(PYTHON, "-m", "ruff", "check", ".")
         run(PYTHON, "-m", "ruff", "format", "--check", ".")
