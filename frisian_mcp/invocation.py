@@ -26,7 +26,7 @@ from django.utils.datastructures import MultiValueDict
 from rest_framework import exceptions as drf_exceptions
 from rest_framework import mixins
 from rest_framework.generics import GenericAPIView
-from rest_framework.pagination import BasePagination
+from rest_framework.pagination import BasePagination, CursorPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -268,9 +268,21 @@ class ToolPagination(BasePagination):
     def paginate_queryset(
         self, queryset: Any, request: Any, view: Any = None
     ) -> list[Any]:
-        """One page of ``queryset``; remembers the counts."""
-        if isinstance(queryset, QuerySet) and not queryset.ordered:
-            queryset = queryset.order_by("pk")  # else pages repeat or skip rows
+        """One page of ``queryset``; remembers the counts.
+
+        Rows come in REST's order: a host's ``CursorPagination`` orders them
+        itself (its ``ordering``, or the ordering filter's), so its order is
+        kept; an unordered queryset is ordered by pk, else pages would
+        repeat or skip rows.
+        """
+        host = getattr(type(view), "pagination_class", None)
+        if isinstance(queryset, QuerySet):
+            if isinstance(host, type) and issubclass(host, CursorPagination):
+                queryset = queryset.order_by(
+                    *host().get_ordering(request, queryset, view)
+                )
+            elif not queryset.ordered:
+                queryset = queryset.order_by("pk")
         self.counts = page(queryset, request._request.frisian_mcp_call.listing)
         rows: list[Any] = self.counts["results"]
         return rows

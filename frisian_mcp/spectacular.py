@@ -47,6 +47,8 @@ __all__ = [
 logger = logging.getLogger("frisian_mcp")
 
 _PLAIN_EXCLUSION = (None, AutoSchema.is_excluded)
+#: A path variable's value in a schema's mock view: a valid int and str.
+PLACEHOLDER = "1"
 
 
 def make_view(endpoint: Endpoint, generator: SchemaGenerator | None = None) -> Any:
@@ -54,11 +56,18 @@ def make_view(endpoint: Endpoint, generator: SchemaGenerator | None = None) -> A
 
     Its mock request carries what DRF's ``initial()`` sets (accepted
     renderer and media type, version, versioning scheme), its serializer
-    context is DRF's base one and ``get_queryset`` is memoized.
+    context is DRF's base one and ``get_queryset`` is memoized. Each path
+    variable has a placeholder value in ``view.kwargs``, as a real request
+    would: a nested route's ``get_queryset`` (``self.kwargs["parent_pk"]``)
+    then builds its queryset, and the filters read from it are not lost.
     """
     generator = generator or SchemaGenerator()
     view: Any = generator.create_view(endpoint.callback, endpoint.method)
-    view.kwargs = dict(endpoint.fixed_kwargs)
+    version_param = getattr(view.versioning_class, "version_param", None)
+    placeholders = {
+        name: PLACEHOLDER for name in endpoint.path_variables if name != version_param
+    }
+    view.kwargs = {**placeholders, **endpoint.fixed_kwargs}
     request = view.request = spectacular_settings.GET_MOCK_REQUEST(
         endpoint.method, endpoint.path, view, None
     )
