@@ -24,9 +24,15 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from django.core.exceptions import FieldError, ImproperlyConfigured
+from django.core.exceptions import (
+    FieldError,
+    ImproperlyConfigured,
+    ObjectDoesNotExist,
+    PermissionDenied,
+)
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import DatabaseError
+from django.http import Http404
 from rest_framework.exceptions import APIException
 
 from frisian_mcp.types import ErrorCode, JSONObject
@@ -62,9 +68,14 @@ HOST_ERRORS: tuple[type[Exception], ...] = (
     DatabaseError,
     DjangoValidationError,
     FieldError,
+    # A nested view looking its parent row up (get_object_or_404) for a
+    # schema's mock request, whose path values name no row.
+    Http404,
     ImproperlyConfigured,
     LookupError,
     NotImplementedError,
+    ObjectDoesNotExist,
+    PermissionDenied,
     TypeError,
     ValueError,
 )

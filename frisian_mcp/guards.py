@@ -58,7 +58,9 @@ def check(
             return call
         _check_undeclared(tool, schema, rest, found)
         call.listing = listing = arguments.list_state(tool, options, caller)
-        growing = query.growing_filter_problems(schema, listing.filters, live)
+        growing = query.growing_filter_problems(
+            schema, listing.filters, live, call.path_kwargs
+        )
         _check_undeclared(tool, schema, {}, growing)
         call.query = query.pairs(tool, schema, rest, listing)
         if schema.body_argument is not None:

@@ -21,8 +21,9 @@ from frisian_mcp.types import ErrorCode, FieldError, ListState
 
 __all__ = ["LiveFilters", "growing_filter_problems", "pairs"]
 
-#: ``{name: schema}`` of the filters a filter-set instance adds, now.
-LiveFilters = Callable[[], Mapping[str, Any]]
+#: ``{name: schema}`` of the filters a filter-set instance adds, now, for
+#: a call with these path values.
+LiveFilters = Callable[[Mapping[str, str]], Mapping[str, Any]]
 
 
 def pairs(
@@ -43,7 +44,10 @@ def pairs(
 
 
 def growing_filter_problems(
-    schema: ToolSchema, filters: Mapping[str, Any], live: LiveFilters | None
+    schema: ToolSchema,
+    filters: Mapping[str, Any],
+    live: LiveFilters | None,
+    path_kwargs: Mapping[str, str],
 ) -> list[FieldError]:
     """What is wrong with the keys of ``filters`` the schema does not type.
 
@@ -53,7 +57,7 @@ def growing_filter_problems(
     extra = [key for key in filters if key not in schema.filter_parameters]
     if not schema.growing_filters or not extra:
         return []
-    found = live() if live is not None else {}
+    found = live(path_kwargs) if live is not None else {}
     unknown = [key for key in extra if key not in found]
     if unknown:
         named = sorted(key for key in unknown if plain_name(key))

@@ -237,7 +237,7 @@ class ToolRegistry:
                 tool.kind,
                 tool.description,
                 schema,
-                filters=live() if schema.growing_filters else None,
+                filters=live({}) if schema.growing_filters else None,
                 output_listed="outputSchema" in (tool.definition() or {}),
             )
         call = guards.check(tool.name, tool.kind, schema, args, context.caller, live)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from drf_spectacular.drainage import GENERATOR_STATS
@@ -51,15 +51,20 @@ _PLAIN_EXCLUSION = (None, AutoSchema.is_excluded)
 PLACEHOLDER = "1"
 
 
-def make_view(endpoint: Endpoint, generator: SchemaGenerator | None = None) -> Any:
+def make_view(
+    endpoint: Endpoint,
+    generator: SchemaGenerator | None = None,
+    path_kwargs: Mapping[str, str] | None = None,
+) -> Any:
     """A throwaway view of ``endpoint`` as drf-spectacular makes it.
 
     Its mock request carries what DRF's ``initial()`` sets (accepted
     renderer and media type, version, versioning scheme), its serializer
     context is DRF's base one and ``get_queryset`` is memoized. Each path
-    variable has a placeholder value in ``view.kwargs``, as a real request
-    would: a nested route's ``get_queryset`` (``self.kwargs["parent_pk"]``)
-    then builds its queryset, and the filters read from it are not lost.
+    variable has a value in ``view.kwargs``, as a real request would: a
+    call's ``path_kwargs``, else a placeholder. A nested route's
+    ``get_queryset`` (``self.kwargs["parent_pk"]``) then builds its queryset,
+    and the filters read from it are not lost.
     """
     generator = generator or SchemaGenerator()
     view: Any = generator.create_view(endpoint.callback, endpoint.method)
@@ -67,7 +72,7 @@ def make_view(endpoint: Endpoint, generator: SchemaGenerator | None = None) -> A
     placeholders = {
         name: PLACEHOLDER for name in endpoint.path_variables if name != version_param
     }
-    view.kwargs = {**placeholders, **endpoint.fixed_kwargs}
+    view.kwargs = {**placeholders, **(path_kwargs or {}), **endpoint.fixed_kwargs}
     request = view.request = spectacular_settings.GET_MOCK_REQUEST(
         endpoint.method, endpoint.path, view, None
     )
@@ -273,17 +278,22 @@ def instance_filters(view: Any, auto: AutoSchema) -> list[dict[str, Any]]:
 
 
 def live_filters(
-    endpoint: Endpoint, path_prefix: str, user: Any, auth: Any
+    endpoint: Endpoint,
+    path_prefix: str,
+    user: Any,
+    auth: Any,
+    path_kwargs: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """``{name: JSON schema}`` of the filters filter-set instances add, now.
 
-    Built per call on a view whose request carries the caller (see
-    docs/listing.md); ``{}`` when the host's code fails, which is logged.
+    Built per call on a view whose request carries the caller and whose
+    kwargs carry the call's path values (see docs/listing.md); ``{}`` when
+    the host's code fails, which is logged.
     """
     generator = SchemaGenerator()
     with GENERATOR_STATS.silence(), patched_settings({"COMPONENT_SPLIT_REQUEST": True}):
         try:
-            view = make_view(endpoint, generator)
+            view = make_view(endpoint, generator, path_kwargs)
             view.request.user, view.request.auth = user, auth
             auto = inspector(view, endpoint, generator, path_prefix)
             found = instance_filters(view, auto)

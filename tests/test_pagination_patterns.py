@@ -3,7 +3,8 @@
 A host's list may page by limit/offset or by cursor, or not at all; a tool
 pages the same way whatever the host chose (``page``, ``page_size``,
 ``continuation_token``). A nested route (``/publishers/{pk}/books/``, as
-drf-nested-routers makes) scopes the rows by its path variable.
+drf-nested-routers makes) scopes the rows by its path variable: its filter
+set, the filters its instances add, and a parent lookup at schema time.
 """
 
 from __future__ import annotations
@@ -12,8 +13,10 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+import django_filters
 import pytest
 from django.db.models import QuerySet
+from django.shortcuts import get_object_or_404
 from django.test import Client, override_settings
 from django.urls import include, path
 from rest_framework import pagination, viewsets
@@ -87,14 +90,17 @@ def _urls() -> Iterator[None]:
 
 @pytest.fixture
 def publishers() -> list[Publisher]:
+    # Ids from 101: no row answers a schema's placeholder path value ("1").
     return [
-        Publisher.objects.create(name=name, country=country)
-        for name, country in (
-            ("Alpha", "NL"),
-            ("Beta", "NL"),
-            ("Gamma", "DE"),
-            ("Delta", "NL"),
-            ("Epsilon", "FR"),
+        Publisher.objects.create(pk=101 + i, name=name, country=country)
+        for i, (name, country) in enumerate(
+            [
+                ("Alpha", "NL"),
+                ("Beta", "NL"),
+                ("Gamma", "DE"),
+                ("Delta", "NL"),
+                ("Epsilon", "FR"),
+            ]
         )
     ]
 
@@ -166,5 +172,77 @@ def test_a_nested_route_keeps_its_filter_set(
         "countries__publishers__list", {"country": "NL", "filters": {"name": "Beta"}}
     )
     rest = json.loads(Client().get("/api/countries/NL/publishers/?name=Beta").content)
+    assert over_mcp["structuredContent"]["results"] == rest["results"]
+    assert names(rest["results"]) == ["Beta"]
+
+
+class ParentCheckingPublishers(viewsets.ReadOnlyModelViewSet[Publisher]):
+    """A nested view that looks its parent row up (``get_object_or_404``)."""
+
+    serializer_class = PublisherSerializer
+    filterset_fields = ("name",)
+
+    def get_queryset(self) -> QuerySet[Publisher]:
+        parent = get_object_or_404(Publisher, pk=self.kwargs["publisher_pk"])
+        return Publisher.objects.filter(country=parent.country).order_by("pk")
+
+
+urlpatterns.append(
+    path(
+        "api/publishers/<int:publisher_pk>/peers/",
+        ParentCheckingPublishers.as_view({"get": "list"}),
+    )
+)
+
+
+def test_a_nested_route_that_looks_its_parent_up_still_lists(
+    mcp: MCPTestClient, publishers: list[Publisher]
+) -> None:
+    """No row answers the schema's placeholder: the tool is still listed and
+    called; only what needs a queryset at schema time is missing."""
+    names_listed = tool_names(mcp)
+    assert "publishers__peers__list" in names_listed
+    alpha = publishers[0]
+    over_mcp = mcp.call_tool("publishers__peers__list", {"publisher_pk": alpha.pk})
+    rest = json.loads(Client().get(f"/api/publishers/{alpha.pk}/peers/").content)
+    assert over_mcp["structuredContent"]["results"] == rest["results"]
+
+
+class CodeFilters(django_filters.FilterSet):  # type: ignore[misc]
+    """A filter per code among the rows in scope, added per instance, as
+    custom-field filter sets add one per field an object type has."""
+
+    class Meta:
+        model = Publisher
+        fields = ("name",)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for code in self.queryset.exclude(code=None).values_list("code", flat=True):
+            self.filters[f"code_{code}"] = django_filters.CharFilter(field_name="name")
+
+
+class GrowingCountryPublishers(CountryPublishers):
+    filterset_class = CodeFilters
+
+
+urlpatterns.append(
+    path(
+        "api/growing/<str:country>/publishers/",
+        GrowingCountryPublishers.as_view({"get": "list"}),
+    )
+)
+
+
+def test_filters_a_nested_route_adds_per_instance_are_accepted(
+    mcp: MCPTestClient, publishers: list[Publisher]
+) -> None:
+    """The instance is built for the call's own path values, as REST's is:
+    the Dutch rows' code makes the filter."""
+    Publisher.objects.filter(name="Beta").update(code="b1")
+    over_mcp = mcp.call_tool(
+        "growing__publishers__list", {"country": "NL", "filters": {"code_b1": "Beta"}}
+    )
+    rest = json.loads(Client().get("/api/growing/NL/publishers/?code_b1=Beta").content)
     assert over_mcp["structuredContent"]["results"] == rest["results"]
     assert names(rest["results"]) == ["Beta"]
