@@ -64,6 +64,35 @@ class CountryPublishers(viewsets.ModelViewSet[Publisher]):
         serializer.save(country=self.kwargs["country"])
 
 
+class ParentCheckingPublishers(viewsets.ReadOnlyModelViewSet[Publisher]):
+    """A nested view that looks its parent row up (``get_object_or_404``)."""
+
+    serializer_class = PublisherSerializer
+    filterset_fields = ("name",)
+
+    def get_queryset(self) -> QuerySet[Publisher]:
+        parent = get_object_or_404(Publisher, pk=self.kwargs["publisher_pk"])
+        return Publisher.objects.filter(country=parent.country).order_by("pk")
+
+
+class CodeFilters(django_filters.FilterSet):  # type: ignore[misc]
+    """A filter per code among the rows in scope, added per instance, as
+    custom-field filter sets add one per field an object type has."""
+
+    class Meta:
+        model = Publisher
+        fields = ("name",)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for code in self.queryset.exclude(code=None).values_list("code", flat=True):
+            self.filters[f"code_{code}"] = django_filters.CharFilter(field_name="name")
+
+
+class GrowingCountryPublishers(CountryPublishers):
+    filterset_class = CodeFilters
+
+
 urlpatterns = [
     path("mcp", include("frisian_mcp.urls")),
     path(
@@ -75,6 +104,14 @@ urlpatterns = [
     path(
         "api/countries/<str:country>/publishers/",
         CountryPublishers.as_view({"get": "list", "post": "create"}),
+    ),
+    path(
+        "api/publishers/<int:publisher_pk>/peers/",
+        ParentCheckingPublishers.as_view({"get": "list"}),
+    ),
+    path(
+        "api/growing/<str:country>/publishers/",
+        GrowingCountryPublishers.as_view({"get": "list"}),
     ),
 ]
 
@@ -176,25 +213,6 @@ def test_a_nested_route_keeps_its_filter_set(
     assert names(rest["results"]) == ["Beta"]
 
 
-class ParentCheckingPublishers(viewsets.ReadOnlyModelViewSet[Publisher]):
-    """A nested view that looks its parent row up (``get_object_or_404``)."""
-
-    serializer_class = PublisherSerializer
-    filterset_fields = ("name",)
-
-    def get_queryset(self) -> QuerySet[Publisher]:
-        parent = get_object_or_404(Publisher, pk=self.kwargs["publisher_pk"])
-        return Publisher.objects.filter(country=parent.country).order_by("pk")
-
-
-urlpatterns.append(
-    path(
-        "api/publishers/<int:publisher_pk>/peers/",
-        ParentCheckingPublishers.as_view({"get": "list"}),
-    )
-)
-
-
 def test_a_nested_route_that_looks_its_parent_up_still_lists(
     mcp: MCPTestClient, publishers: list[Publisher]
 ) -> None:
@@ -206,32 +224,6 @@ def test_a_nested_route_that_looks_its_parent_up_still_lists(
     over_mcp = mcp.call_tool("publishers__peers__list", {"publisher_pk": alpha.pk})
     rest = json.loads(Client().get(f"/api/publishers/{alpha.pk}/peers/").content)
     assert over_mcp["structuredContent"]["results"] == rest["results"]
-
-
-class CodeFilters(django_filters.FilterSet):  # type: ignore[misc]
-    """A filter per code among the rows in scope, added per instance, as
-    custom-field filter sets add one per field an object type has."""
-
-    class Meta:
-        model = Publisher
-        fields = ("name",)
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        for code in self.queryset.exclude(code=None).values_list("code", flat=True):
-            self.filters[f"code_{code}"] = django_filters.CharFilter(field_name="name")
-
-
-class GrowingCountryPublishers(CountryPublishers):
-    filterset_class = CodeFilters
-
-
-urlpatterns.append(
-    path(
-        "api/growing/<str:country>/publishers/",
-        GrowingCountryPublishers.as_view({"get": "list"}),
-    )
-)
 
 
 def test_filters_a_nested_route_adds_per_instance_are_accepted(
