@@ -174,13 +174,12 @@ def lean_annotations(hints: ToolAnnotations) -> ToolAnnotations:
     nothing on a read-only tool. ``destructiveHint`` and ``openWorldHint``
     default to true, so they stay whenever false.
     """
-    listed = {
-        key: value
-        for key, value in hints.items()
-        if key != "title" and (value or key not in ("readOnlyHint", "idempotentHint"))
-    }
+    listed = {k: v for k, v in hints.items() if k != "title"}
+    for key in ("readOnlyHint", "idempotentHint"):  # false by default
+        if not listed.get(key):
+            listed.pop(key, None)
     if listed.get("readOnlyHint"):
-        listed.pop("idempotentHint", None)
+        listed.pop("idempotentHint", None)  # meaningless on a read-only tool
     return cast(ToolAnnotations, listed)
 
 
