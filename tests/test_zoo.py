@@ -395,12 +395,18 @@ VERSION_2 = {
 }
 
 
+def operator_at_version_2() -> Client:
+    """The operator over REST, asking for version 2.0 in its Accept header."""
+    versioned = Client(headers={"accept": "application/json; version=2.0"})
+    versioned.force_login(User.objects.get(username="operator"))
+    return versioned
+
+
 def test_api_version_reaches_accept_header_versioned_views(
     world: Any, client: Client
 ) -> None:
     """With API_VERSION, calls ask for it as a REST client's Accept header does."""
-    versioned = Client(headers={"accept": "application/json; version=2.0"})
-    versioned.force_login(User.objects.get(username="operator"))
+    versioned = operator_at_version_2()
     with override_settings(FRISIAN_MCP=VERSION_2):
         mcp = MCPTestClient(client)
         mcp.initialize()
@@ -430,8 +436,7 @@ def test_api_version_chooses_the_listed_and_called_serializer(
 ) -> None:
     """2.0 requires a description: its schema says so, and a call without one
     is refused as REST refuses it, writing nothing."""
-    versioned = Client(headers={"accept": "application/json; version=2.0"})
-    versioned.force_login(User.objects.get(username="operator"))
+    versioned = operator_at_version_2()
     create = "dcim__manufacturers__create"
     with override_settings(FRISIAN_MCP=VERSION_2):
         mcp = MCPTestClient(client)
