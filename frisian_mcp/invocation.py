@@ -31,7 +31,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from frisian_mcp import collisions, references, routing
-from frisian_mcp.exceptions import HOST_ERRORS
+from frisian_mcp.exceptions import HOST_ERRORS, ToolError
 from frisian_mcp.outcomes import Answer, busy, page, refused_query
 from frisian_mcp.tools import Tool
 from frisian_mcp.types import Call, CallContext, Endpoint, FieldError, Kind
@@ -67,10 +67,10 @@ def run(tool: Tool, call: Call, context: CallContext) -> Answer:
             return Answer(404, None, {}, entered=True)
         match = urls.ResolverMatch(endpoint.callback, (), dict(endpoint.fixed_kwargs))
     view = _view(endpoint, request, match.kwargs, call.body if preset else None)
-    handler = _Handler(view, tool, call)
+    writes = endpoint.method in _WRITES
+    handler = _Handler(view, tool, call, writes)
     model = tool.model
     using = router.db_for_write(model) if model is not None else DEFAULT_DB_ALIAS
-    writes = endpoint.method in _WRITES
     atomic = writes or transaction.get_connection(using).in_atomic_block
     block = transaction.atomic(using=using) if atomic else contextlib.nullcontext()
     try:
@@ -84,14 +84,26 @@ def run(tool: Tool, call: Call, context: CallContext) -> Answer:
             conflicts = _collisions(tool, call, handler, using)
         return Answer(409, None, {}, entered=True, conflicts=conflicts)
     except db.DatabaseError as exc:
+        if not _settled(exc, writes):
+            raise
         if _is_busy(exc):
             raise busy(tool.name, exc) from None
-        if isinstance(exc, db.DataError) or (
-            isinstance(exc, db.OperationalError) and not writes
-        ):
-            raise refused_query(tool.name, exc) from None
-        raise
+        raise refused_query(tool.name, exc) from None
     return _answer(response, handler)
+
+
+def _settled(exc: Exception, writes: bool) -> bool:
+    """Whether :func:`run` answers ``exc`` itself, as it does when DRF's
+    default exception handler lets it through: frisian_mcp's own errors,
+    conflicts, a busy database, a value or query the database refuses.
+    """
+    if isinstance(exc, (ToolError, *_CONFLICTS)):
+        return True
+    return isinstance(exc, db.DatabaseError) and (
+        _is_busy(exc)
+        or isinstance(exc, db.DataError)
+        or (isinstance(exc, db.OperationalError) and not writes)
+    )
 
 
 def _collisions(
@@ -127,7 +139,7 @@ def _is_busy(exc: db.DatabaseError) -> bool:
 class _Handler:
     """The action's handler, wrapped for what a tool call adds to it."""
 
-    def __init__(self, view: Any, tool: Tool, call: Call) -> None:
+    def __init__(self, view: Any, tool: Tool, call: Call, writes: bool) -> None:
         self.view, self.tool, self.call = view, tool, call
         self.entered = False
         self.index: int | None = None
@@ -138,6 +150,15 @@ class _Handler:
         method = tool.endpoint.method.lower()
         self.original = getattr(view, method)
         setattr(view, method, self)
+        # What run() answers never reaches the host's EXCEPTION_HANDLER: one
+        # that answers every exception (drf-standardized-errors without
+        # DEBUG) would make it a 500 and report a server error (ADR 0013).
+        host = view.get_exception_handler
+
+        def handle(exc: Exception, context: Any) -> Any:
+            return None if _settled(exc, writes) else host()(exc, context)
+
+        view.get_exception_handler = lambda: handle
 
     def __call__(self, request: Any, *args: Any, **kwargs: Any) -> Any:
         self.entered = True
