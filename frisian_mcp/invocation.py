@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from django import db, urls
@@ -54,9 +54,11 @@ _REFUSALS = (
 def run(tool: Tool, call: Call, context: CallContext) -> Answer:
     """Run ``call`` on ``tool``'s view as ``context``'s caller.
 
-    Writes run in a transaction rolled back when the view answers an error
-    (or only validates), so a rejected call leaves no row behind. A lock
-    or serialization failure is a ``busy`` error the caller may retry.
+    The view runs in the transaction REST would run it in (ADR 0012): its
+    databases' ``ATOMIC_REQUESTS``, its own blocks. Only a bulk create and
+    a validate-only call get one of frisian_mcp's, rolled back when the view
+    answers an error (or only validates). A lock or serialization failure is
+    a ``busy`` error the caller may retry.
     """
     endpoint = tool.endpoint
     preset = call.body is not None and routing.takes_json(endpoint)
@@ -71,12 +73,11 @@ def run(tool: Tool, call: Call, context: CallContext) -> Answer:
     handler = _Handler(view, tool, call, writes)
     model = tool.model
     using = router.db_for_write(model) if model is not None else DEFAULT_DB_ALIAS
-    atomic = writes or transaction.get_connection(using).in_atomic_block
-    block = transaction.atomic(using=using) if atomic else contextlib.nullcontext()
+    own = call.bulk or call.validate_only
     try:
-        with block:
+        with _transaction(match.func, using, own):
             response = view.dispatch(request, *match.args, **match.kwargs)
-            if atomic and (response.status_code >= 400 or call.validate_only):
+            if own and (response.status_code >= 400 or call.validate_only):
                 transaction.set_rollback(True, using=using)
     except _CONFLICTS as exc:
         conflicts = None
@@ -90,6 +91,30 @@ def run(tool: Tool, call: Call, context: CallContext) -> Answer:
             raise busy(tool.name, exc) from None
         raise refused_query(tool.name, exc) from None
     return _answer(response, handler)
+
+
+@contextlib.contextmanager
+def _transaction(callback: Any, using: str, own: bool) -> Iterator[None]:
+    """The blocks the view runs in: ``ATOMIC_REQUESTS``, as Django's handler
+    wraps a view (``make_view_atomic``, honouring ``non_atomic_requests``),
+    plus one on ``using`` for frisian_mcp's own all-or-nothing work.
+
+    Inside a transaction already (a test's, a management command's) the
+    view gets a savepoint, so a database error it raises is undone alone.
+    """
+    nested = transaction.get_connection(using).in_atomic_block
+    skipped = getattr(callback, "_non_atomic_requests", ())
+    aliases = [
+        alias
+        for alias, options in db.connections.settings.items()
+        if options.get("ATOMIC_REQUESTS") and alias not in skipped
+    ]
+    if (own or nested) and using not in aliases:
+        aliases.append(using)
+    with contextlib.ExitStack() as stack:
+        for alias in aliases:
+            stack.enter_context(transaction.atomic(using=alias))
+        yield
 
 
 def _settled(exc: Exception, writes: bool) -> bool:
