@@ -11,9 +11,9 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from django import urls
 from django.conf import settings
 from django.core import checks
-from django.urls import URLResolver, get_resolver
 from rest_framework.authentication import BaseAuthentication
 
 from frisian_mcp.conf import (
@@ -261,18 +261,48 @@ def check_oauth(
     return messages
 
 
-def _endpoint_mounted() -> bool:
-    """Whether the URLconf serves ``MCPView`` anywhere, nested namespaces too."""
+def _endpoint_mounts() -> list[str]:
+    """The URL name of each ``MCPView`` pattern, with its namespaces."""
     from frisian_mcp.views import MCPView
 
-    stack = list(get_resolver().url_patterns)
+    stack = [(pattern, "") for pattern in urls.get_resolver().url_patterns]
+    names = []
     while stack:
-        pattern = stack.pop()
-        if isinstance(pattern, URLResolver):
-            stack.extend(pattern.url_patterns)
+        pattern, prefix = stack.pop()
+        if isinstance(pattern, urls.URLResolver):
+            inner = f"{prefix}{pattern.namespace}:" if pattern.namespace else prefix
+            stack.extend((p, inner) for p in pattern.url_patterns)
         elif getattr(pattern.callback, "view_class", None) is MCPView:
-            return True
-    return False
+            names.append(f"{prefix}{pattern.name}" if pattern.name else "")
+    return names
+
+
+def _check_mounts(names: list[str]) -> list[checks.CheckMessage]:
+    """W008: a mount whose URL resolves to another view (a catch-all before it)."""
+    from frisian_mcp.views import MCPView
+
+    messages: list[checks.CheckMessage] = []
+    for name in filter(None, names):
+        try:
+            url = urls.reverse(name)
+            prefix = urls.get_script_prefix()  # FORCE_SCRIPT_NAME's
+            func = urls.resolve("/" + url.removeprefix(prefix)).func
+        except (urls.NoReverseMatch, urls.Resolver404):
+            continue  # a pattern with arguments
+        if getattr(func, "view_class", None) is not MCPView:
+            view = getattr(func, "view_class", func)
+            where = getattr(view, "__qualname__", type(view).__qualname__)
+            messages.append(
+                checks.Warning(
+                    f"The MCP endpoint's URL {url} resolves to "
+                    f"{view.__module__}.{where}: that pattern comes "
+                    "first and swallows the endpoint.",
+                    hint='Put path("mcp", include("frisian_mcp.urls")) before any '
+                    "catch-all pattern in the URLconf.",
+                    id="frisian_mcp.W008",
+                )
+            )
+    return messages
 
 
 @checks.register(checks.Tags.urls)
@@ -280,8 +310,9 @@ def check_tools(
     app_configs: Iterable[Any] | None = None, **kwargs: Any
 ) -> list[checks.CheckMessage]:
     """Check that the endpoint is mounted and the tool names are sound."""
-    messages: list[checks.CheckMessage] = []
-    if not _endpoint_mounted():
+    mounts = _endpoint_mounts()
+    messages = _check_mounts(mounts)
+    if not mounts:
         messages.append(
             checks.Warning(
                 "The MCP endpoint is not in the URLconf.",

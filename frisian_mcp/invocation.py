@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from django import db, urls
@@ -31,7 +31,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from frisian_mcp import collisions, references, routing
-from frisian_mcp.exceptions import HOST_ERRORS
+from frisian_mcp.exceptions import HOST_ERRORS, ToolError
 from frisian_mcp.outcomes import Answer, busy, page, refused_query
 from frisian_mcp.tools import Tool
 from frisian_mcp.types import Call, CallContext, Endpoint, FieldError, Kind
@@ -54,9 +54,11 @@ _REFUSALS = (
 def run(tool: Tool, call: Call, context: CallContext) -> Answer:
     """Run ``call`` on ``tool``'s view as ``context``'s caller.
 
-    Writes run in a transaction rolled back when the view answers an error
-    (or only validates), so a rejected call leaves no row behind. A lock
-    or serialization failure is a ``busy`` error the caller may retry.
+    The view runs in the transaction REST would run it in (ADR 0012): its
+    databases' ``ATOMIC_REQUESTS``, its own blocks. Only a bulk create and
+    a validate-only call get one of frisian_mcp's, rolled back when the view
+    answers an error (or only validates). A lock or serialization failure is
+    a ``busy`` error the caller may retry.
     """
     endpoint = tool.endpoint
     preset = call.body is not None and routing.takes_json(endpoint)
@@ -67,16 +69,15 @@ def run(tool: Tool, call: Call, context: CallContext) -> Answer:
             return Answer(404, None, {}, entered=True)
         match = urls.ResolverMatch(endpoint.callback, (), dict(endpoint.fixed_kwargs))
     view = _view(endpoint, request, match.kwargs, call.body if preset else None)
-    handler = _Handler(view, tool, call)
+    writes = endpoint.method in _WRITES
+    handler = _Handler(view, tool, call, writes)
     model = tool.model
     using = router.db_for_write(model) if model is not None else DEFAULT_DB_ALIAS
-    writes = endpoint.method in _WRITES
-    atomic = writes or transaction.get_connection(using).in_atomic_block
-    block = transaction.atomic(using=using) if atomic else contextlib.nullcontext()
+    own = call.bulk or call.validate_only
     try:
-        with block:
+        with _transaction(match.func, using, own):
             response = view.dispatch(request, *match.args, **match.kwargs)
-            if atomic and (response.status_code >= 400 or call.validate_only):
+            if own and (response.status_code >= 400 or call.validate_only):
                 transaction.set_rollback(True, using=using)
     except _CONFLICTS as exc:
         conflicts = None
@@ -84,14 +85,50 @@ def run(tool: Tool, call: Call, context: CallContext) -> Answer:
             conflicts = _collisions(tool, call, handler, using)
         return Answer(409, None, {}, entered=True, conflicts=conflicts)
     except db.DatabaseError as exc:
+        if not _settled(exc, writes):
+            raise
         if _is_busy(exc):
             raise busy(tool.name, exc) from None
-        if isinstance(exc, db.DataError) or (
-            isinstance(exc, db.OperationalError) and not writes
-        ):
-            raise refused_query(tool.name, exc) from None
-        raise
+        raise refused_query(tool.name, exc) from None
     return _answer(response, handler)
+
+
+@contextlib.contextmanager
+def _transaction(callback: Any, using: str, own: bool) -> Iterator[None]:
+    """The blocks the view runs in: ``ATOMIC_REQUESTS``, as Django's handler
+    wraps a view (``make_view_atomic``, honouring ``non_atomic_requests``),
+    plus one on ``using`` for frisian_mcp's own all-or-nothing work.
+
+    Inside a transaction already (a test's, a management command's) the
+    view gets a savepoint, so a database error it raises is undone alone.
+    """
+    nested = transaction.get_connection(using).in_atomic_block
+    skipped = getattr(callback, "_non_atomic_requests", ())
+    aliases = [
+        alias
+        for alias, options in db.connections.settings.items()
+        if options.get("ATOMIC_REQUESTS") and alias not in skipped
+    ]
+    if (own or nested) and using not in aliases:
+        aliases.append(using)
+    with contextlib.ExitStack() as stack:
+        for alias in aliases:
+            stack.enter_context(transaction.atomic(using=alias))
+        yield
+
+
+def _settled(exc: Exception, writes: bool) -> bool:
+    """Whether :func:`run` answers ``exc`` itself, as it does when DRF's
+    default exception handler lets it through: frisian_mcp's own errors,
+    conflicts, a busy database, a value or query the database refuses.
+    """
+    if isinstance(exc, (ToolError, *_CONFLICTS)):
+        return True
+    return isinstance(exc, db.DatabaseError) and (
+        _is_busy(exc)
+        or isinstance(exc, db.DataError)
+        or (isinstance(exc, db.OperationalError) and not writes)
+    )
 
 
 def _collisions(
@@ -127,7 +164,7 @@ def _is_busy(exc: db.DatabaseError) -> bool:
 class _Handler:
     """The action's handler, wrapped for what a tool call adds to it."""
 
-    def __init__(self, view: Any, tool: Tool, call: Call) -> None:
+    def __init__(self, view: Any, tool: Tool, call: Call, writes: bool) -> None:
         self.view, self.tool, self.call = view, tool, call
         self.entered = False
         self.index: int | None = None
@@ -138,6 +175,15 @@ class _Handler:
         method = tool.endpoint.method.lower()
         self.original = getattr(view, method)
         setattr(view, method, self)
+        # What run() answers never reaches the host's EXCEPTION_HANDLER: one
+        # that answers every exception (drf-standardized-errors without
+        # DEBUG) would make it a 500 and report a server error (ADR 0013).
+        host = view.get_exception_handler
+
+        def handle(exc: Exception, context: Any) -> Any:
+            return None if _settled(exc, writes) else host()(exc, context)
+
+        view.get_exception_handler = lambda: handle
 
     def __call__(self, request: Any, *args: Any, **kwargs: Any) -> Any:
         self.entered = True

@@ -36,8 +36,9 @@ __all__ = [
     "takes_json",
 ]
 
-# Request attributes Django sets itself; the rest (session, tenant, site...)
-# a middleware put on the outer request is copied to the inner one.
+# Request attributes Django sets itself; the rest (session, tenant, site,
+# urlconf...) a middleware put on the outer request is copied to the inner
+# one, and so is the canonical scheme and host some set (_KEPT).
 _OWN = frozenset(
     [
         "environ",
@@ -56,7 +57,6 @@ _OWN = frozenset(
         "upload_handlers",
         "user",
         "auth",
-        "urlconf",
         "csrf_processing_done",
         "csrf_cookie_needs_reset",
     ]
@@ -74,6 +74,9 @@ _ENVIRON = (
     "wsgi.multiprocess", "wsgi.run_once", "wsgi.errors",
 )  # fmt: skip
 _CREDENTIALS = ("HTTP_AUTHORIZATION", "HTTP_COOKIE")
+#: What ``build_absolute_uri`` reads; computed from the same headers unless
+#: a middleware fixed it, so absolute URLs are REST's.
+_KEPT = ("_current_scheme_host",)
 
 
 def build_request(
@@ -131,7 +134,7 @@ def inner_request(
     environ["wsgi.input"] = io.BytesIO(body)
     request = WSGIRequest(environ)
     for key, value in vars(outer).items():
-        if not key.startswith("_") and key not in _OWN:
+        if (not key.startswith("_") and key not in _OWN) or key in _KEPT:
             setattr(request, key, value)
     if not context.is_authenticated:
         request.user = context.user or AnonymousUser()
@@ -180,11 +183,8 @@ def resolve(
 ) -> urls.ResolverMatch | None:
     """Resolve the inner path; ``None`` unless it lands on the endpoint's view."""
     expected = {**endpoint.fixed_kwargs, **path_kwargs}
-    urlconf = (
-        getattr(request, "urlconf", None)
-        or mcp_settings.URLCONF
-        or str(settings.ROOT_URLCONF)
-    )
+    # The URLconf the endpoint was discovered in, whatever a middleware set.
+    urlconf = mcp_settings.URLCONF or str(settings.ROOT_URLCONF)
     lookup = _resolve_path if endpoint.path_variables else _resolve_fixed
     match = lookup(urlconf, request.path_info)
     if match is None or not _lands_on(match, endpoint, expected):

@@ -34,11 +34,25 @@ _JSON = "application/json"
 _SSE = "text/event-stream"
 
 
+class _EveryDatabase(frozenset[str]):
+    """Holds every alias: Django's handler asks only ``alias in ...``."""
+
+    def __contains__(self, alias: object) -> bool:
+        return True
+
+
 @method_decorator(csrf_exempt, name="dispatch")
 class MCPView(View):
     """The MCP endpoint. Mount it with ``path("mcp", include("frisian_mcp.urls"))``."""
 
     http_method_names = ["get", "post", "delete", "options"]
+
+    @classmethod
+    def as_view(cls, **initkwargs: Any) -> Any:
+        """The view, out of ``ATOMIC_REQUESTS``: each call's view has REST's (ADR 0012)."""
+        view = super().as_view(**initkwargs)
+        view._non_atomic_requests = _EveryDatabase()  # type: ignore[attr-defined]
+        return view
 
     def dispatch(
         self, request: HttpRequest, *args: Any, **kwargs: Any

@@ -27,6 +27,8 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "django_filters",
     "drf_spectacular",
+    # tests/hosts/standardized: installed as its documentation asks.
+    "drf_standardized_errors",
     "frisian_mcp",
     "demo_project",
     "demo_project.contacts",

@@ -30,7 +30,10 @@ def _handled_by(handler: str) -> Any:
 
 @pytest.mark.parametrize(
     "handler",
-    ["tests.testapp.handlers.standardized", "tests.testapp.handlers.problem"],
+    [
+        "drf_standardized_errors.handler.exception_handler",
+        "tests.testapp.handlers.problem",
+    ],
 )
 def test_other_error_shapes_name_the_field_and_echo_nothing(handler: str) -> None:
     with _handled_by(handler):

@@ -1,8 +1,12 @@
-"""Exception handlers of other shapes, as real projects install them.
+"""Exception handlers of shapes no maintained library renders.
 
-``standardized`` renders like drf-standardized-errors, ``problem`` like an
-RFC 9457 problem-details handler. Both keep DRF's messages, which may quote
-what the caller sent.
+drf-standardized-errors' own shape is tested with the library itself
+(tests/hosts/standardized). ``problem`` stands for a host's own RFC 9457
+handler with the RFC's ``invalid_params`` extension, which hosts write
+themselves: drf-problems, the established RFC 7807 package, has had no
+release since 2022. ``opaque`` is a shape no convention describes, which
+only a hand-written handler can produce. Both keep DRF's messages, which
+may quote what the caller sent.
 """
 
 from __future__ import annotations
@@ -26,18 +30,6 @@ def _flat(details: Any, attr: str = "") -> list[tuple[str, str, str]]:
             for entry in _flat(value, f"{attr}.{key}" if attr else str(key))
         ]
     return [entry for item in details for entry in _flat(item, attr)]
-
-
-def standardized(exc: Exception, context: dict[str, Any]) -> Response | None:
-    response = exception_handler(exc, context)
-    if response is None or not isinstance(exc, exceptions.ValidationError):
-        return response
-    errors = [
-        {"code": code, "detail": detail, "attr": attr}
-        for attr, code, detail in _flat(exc.get_full_details())
-    ]
-    response.data = {"type": "validation_error", "errors": errors}
-    return response
 
 
 def problem(exc: Exception, context: dict[str, Any]) -> Response | None:
