@@ -13,7 +13,7 @@ from typing import Any, cast
 
 from django.utils.functional import Promise
 from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError
+from jsonschema.exceptions import SchemaError, ValidationError
 from rest_framework.utils.encoders import JSONEncoder
 
 from frisian_mcp.exceptions import plain_name
@@ -23,8 +23,10 @@ __all__ = [
     "drop_required",
     "field_path",
     "map_subschemas",
+    "parameter_schema",
     "plain",
     "problems",
+    "schema_problem",
     "structural",
     "to_json_schema",
 ]
@@ -144,6 +146,31 @@ def to_json_schema(
 
     converted: dict[str, Any] = convert(schema, ())
     return converted
+
+
+def parameter_schema(
+    parameter: Mapping[str, Any] | None,
+    components: Mapping[str, Any],
+    defs: dict[str, Any],
+) -> dict[str, Any] | None:
+    """An OpenAPI parameter's schema, with its description."""
+    if parameter is None:
+        return None
+    schema = to_json_schema(parameter.get("schema") or {}, components, defs)
+    if parameter.get("description") and "description" not in schema:
+        schema["description"] = str(parameter["description"])
+    return schema
+
+
+def schema_problem(schema: Any) -> str | None:
+    """Why ``schema`` is not a JSON Schema 2020-12 object, or ``None``."""
+    if not isinstance(schema, Mapping):
+        return "must be a JSON Schema object (a dict)"
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as exc:
+        return f"is not valid JSON Schema 2020-12: {exc.message}"
+    return None
 
 
 def _keywords(node: Mapping[str, Any]) -> dict[str, Any]:

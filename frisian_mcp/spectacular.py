@@ -35,6 +35,7 @@ __all__ = [
     "excluded",
     "filter_sets",
     "grows_filters",
+    "guessed_request",
     "inspector",
     "instance_filters",
     "live_filters",
@@ -162,6 +163,24 @@ def declared_request(auto: AutoSchema) -> bool:
     declared = force_instance(auto.get_request_serializer())
     inferred = force_instance(auto._get_serializer())
     return type(declared) is not type(inferred)
+
+
+def guessed_request(auto: AutoSchema) -> bool:
+    """Whether spectacular guessed the action's body (``_get_serializer()``).
+
+    A probe in the guess's place shows whether ``@extend_schema(request=...)``
+    (even of the guessed class) or a schema class's own method answers.
+    """
+    if auto.__class__.get_request_serializer is AutoSchema.get_request_serializer:
+        return True
+    probe = object()
+    auto._get_serializer = lambda: probe  # type: ignore[method-assign]
+    try:
+        return auto.get_request_serializer() is probe
+    except HOST_ERRORS:
+        return True  # a schema class that reads the guess's fields
+    finally:
+        del auto._get_serializer
 
 
 def _lighten(view: Any) -> None:

@@ -1,0 +1,1 @@
+"""Host-like apps: each reproduces one pattern of a real DRF project."""
