@@ -35,6 +35,7 @@ INSTALLED_APPS = [
     "tests.scaleapp",
     "tests.zoo",
     "tests.hosts.l10n",
+    "tests.hosts.archive",
 ]
 
 try:  # django-oauth-toolkit is optional: the OAuth tests skip without it
