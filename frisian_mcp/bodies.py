@@ -3,7 +3,7 @@
 ``request_bodies`` (``VIEWSET_OPTIONS`` or ``mcp_request_bodies``) declares
 an action's JSON body where the host's OpenAPI is wrong or guessed; a body
 spectacular guessed from the viewset's ``serializer_class`` is marked, so a
-check can name it (W008).
+check can name it (W009).
 """
 
 from __future__ import annotations
@@ -164,7 +164,7 @@ def declared_problems(view_class: type[Any]) -> list[str]:
 
 
 def guessed_advice(tool: str, endpoint: Endpoint, guessed: str) -> tuple[str, str]:
-    """The message and hint of a body guessed from ``guessed`` (W008)."""
+    """The message and hint of a body guessed from ``guessed`` (W009)."""
     cls, handler = endpoint.view_class, endpoint.handler_name
     view = f"{cls.__module__}.{cls.__qualname__}"
     message = (

@@ -387,7 +387,7 @@ def check_declared(views: Iterable[type[Any]]) -> list[checks.CheckMessage]:
 def guessed_body(
     tool: str, endpoint: Endpoint, schema: ToolSchema | None
 ) -> checks.CheckMessage | None:
-    """W008 (of a built schema): an action's body guessed from the viewset's."""
+    """W009 (of a built schema): an action's body guessed from the viewset's."""
     from frisian_mcp.bodies import guessed_advice
 
     if schema is None or schema.guessed_body is None:
@@ -395,4 +395,4 @@ def guessed_body(
     message, hint = guessed_advice(tool, endpoint, schema.guessed_body)
     cls = endpoint.view_class
     view = f"{cls.__module__}.{cls.__qualname__}"
-    return checks.Warning(message, hint=hint, obj=view, id="frisian_mcp.W008")
+    return checks.Warning(message, hint=hint, obj=view, id="frisian_mcp.W009")

@@ -2,7 +2,7 @@
 
 ``tests.hosts.l10n`` has custom actions that read keys their OpenAPI does not
 declare: drf-spectacular guessed their bodies from ``serializer_class``, so a
-tool refuses the key the action needs, while REST takes it. W008 names each
+tool refuses the key the action needs, while REST takes it. W009 names each
 such action and its fix; ``request_bodies`` (``VIEWSET_OPTIONS`` or
 ``mcp_request_bodies``) declares the real body, after which each call does
 what the same REST call does on the same data; the host's 400 naming a key
@@ -111,13 +111,13 @@ def rest(path: str, body: dict[str, Any]) -> tuple[int, Any, dict[str, list[Any]
 
 
 def guessed(messages: list[checks.CheckMessage]) -> set[str]:
-    """The tools W008 names."""
+    """The tools W009 names."""
     found = (re.match(r"The tool (\S+) ", m.msg) for m in messages)
     return {m[1] for m in found if m is not None}
 
 
 def w008(messages: list[checks.CheckMessage]) -> list[checks.CheckMessage]:
-    return [m for m in messages if m.id == "frisian_mcp.W008"]
+    return [m for m in messages if m.id == "frisian_mcp.W009"]
 
 
 def test_w008_names_each_action_whose_body_was_guessed() -> None:
