@@ -35,6 +35,7 @@ __all__ = [
     "assign_names",
     "declared_query_parameters",
     "get_discovery_backend",
+    "query_parameter",
     "selected",
     "valid_name",
     "viewset_option",
@@ -44,7 +45,7 @@ __all__ = [
 TOOL_NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 #: The per-viewset options, as ``mcp_<key>`` attributes or settings entries.
 VIEWSET_OPTION_KEYS = frozenset(
-    {"name", "exclude", "actions", "group", "query_parameters"}
+    {"name", "exclude", "actions", "group", "query_parameters", "request_bodies"}
 )
 
 # API documentation views (the OpenAPI document, Swagger UI) are not tools.
@@ -206,23 +207,25 @@ def selected(name: str) -> bool:
 
 
 def declared_query_parameters(endpoint: Endpoint) -> list[dict[str, Any]]:
-    """The query parameters a viewset reads itself, for its GET tools.
+    """The query parameters a viewset declares for its GET tools, as OpenAPI's.
 
     ``mcp_query_parameters`` (or VIEWSET_OPTIONS ``"query_parameters"``)
-    maps a name to a JSON Schema type name or a schema, as OpenAPI
-    parameters, so they join a list tool's ``filters`` or a tool's arguments.
+    maps a name to a JSON Schema type name, a JSON Schema, or an OpenAPI
+    parameter object (``{"schema": ..., "explode": false}``). They join a
+    list tool's ``filters`` or a tool's arguments, and replace the view's
+    own declaration of the same name.
     """
     declared = viewset_option(endpoint.view_class, "query_parameters")
     if endpoint.method != "GET" or not isinstance(declared, Mapping):
         return []
-    return [
-        {
-            "name": str(name),
-            "in": "query",
-            "schema": {"type": spec} if isinstance(spec, str) else dict(spec),
-        }
-        for name, spec in declared.items()
-    ]
+    return [query_parameter(name, spec) for name, spec in declared.items()]
+
+
+def query_parameter(name: object, spec: Any) -> dict[str, Any]:
+    """One ``query_parameters`` entry as an OpenAPI query parameter."""
+    spec = {"type": spec} if isinstance(spec, str) else dict(spec)
+    parameter = spec if "schema" in spec else {"schema": spec}
+    return {**parameter, "name": str(name), "in": "query"}
 
 
 def get_discovery_backend() -> BaseDiscoveryBackend:

@@ -58,11 +58,11 @@ def check(
             return call
         _check_undeclared(tool, schema, rest, found)
         call.listing = listing = arguments.list_state(tool, options, caller)
-        growing = query.growing_filter_problems(
+        growing, joined = query.growing_filters(
             schema, listing.filters, live, call.path_kwargs
         )
         _check_undeclared(tool, schema, {}, growing)
-        call.query = query.pairs(tool, schema, rest, listing)
+        call.query = query.pairs(tool, schema, rest, listing, joined)
         if schema.body_argument is not None:
             call.body = rest.get(schema.body_argument)
         elif schema.body_fields:

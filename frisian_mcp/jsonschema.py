@@ -13,7 +13,7 @@ from typing import Any, cast
 
 from django.utils.functional import Promise
 from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError
+from jsonschema.exceptions import SchemaError, ValidationError
 from rest_framework.utils.encoders import JSONEncoder
 
 from frisian_mcp.exceptions import plain_name
@@ -23,8 +23,11 @@ __all__ = [
     "drop_required",
     "field_path",
     "map_subschemas",
+    "parameter_schema",
     "plain",
     "problems",
+    "scalar_or_list",
+    "schema_problem",
     "structural",
     "to_json_schema",
 ]
@@ -38,6 +41,13 @@ _STRUCTURAL = frozenset(
     {"type", "properties", "items", "anyOf", "description", "title", "format"}
     | {"additionalProperties", "$ref", "$defs"}
 )
+#: Keywords that constrain only values of their own JSON type.
+_TYPED = frozenset(
+    {"type", "format", "pattern", "minLength", "maxLength", "multipleOf"}
+    | {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"}
+    | {"title", "description"}
+)
+_SCALARS = frozenset({"string", "integer", "number", "boolean", "null"})
 _ENCODER = JSONEncoder()
 _JSON_TYPES = (str, int, float, bool)
 
@@ -144,6 +154,56 @@ def to_json_schema(
 
     converted: dict[str, Any] = convert(schema, ())
     return converted
+
+
+def parameter_schema(
+    parameter: Mapping[str, Any] | None,
+    components: Mapping[str, Any],
+    defs: dict[str, Any],
+) -> dict[str, Any] | None:
+    """An OpenAPI parameter's schema, with its description.
+
+    A query parameter's list takes one item alone too: REST reads ``?k=a``
+    as a list of one (:func:`scalar_or_list`).
+    """
+    if parameter is None:
+        return None
+    schema = to_json_schema(parameter.get("schema") or {}, components, defs)
+    if parameter.get("description") and "description" not in schema:
+        schema["description"] = str(parameter["description"])
+    return scalar_or_list(schema) if parameter.get("in") == "query" else schema
+
+
+def schema_problem(schema: Any) -> str | None:
+    """Why ``schema`` is not a JSON Schema 2020-12 object, or ``None``."""
+    if not isinstance(schema, Mapping):
+        return "must be a JSON Schema object (a dict)"
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as exc:
+        return f"is not valid JSON Schema 2020-12: {exc.message}"
+    return None
+
+
+def scalar_or_list(schema: dict[str, Any]) -> dict[str, Any]:
+    """A list of scalars that also takes one scalar alone.
+
+    The item's keywords join the list's where each constrains only its own
+    type (``{"type": ["integer", "array"], "items": ...}``); else ``anyOf``.
+    """
+    items, notes = schema.get("items"), {"title", "description"}
+    if schema.get("type") != "array" or not isinstance(items, Mapping):
+        return schema
+    types = items.get("type")
+    types = [types] if isinstance(types, str) else types
+    if not (isinstance(types, list) and types and set(types) <= _SCALARS):
+        return schema
+    if set(items) <= _TYPED:
+        own = {k: v for k, v in items.items() if k not in notes}
+        return {**own, **schema, "type": [*types, "array"]}
+    kept = {k: v for k, v in schema.items() if k in notes}
+    array = {k: v for k, v in schema.items() if k not in notes}
+    return {"anyOf": [dict(items), array], **kept}
 
 
 def _keywords(node: Mapping[str, Any]) -> dict[str, Any]:

@@ -18,9 +18,10 @@ from typing import Any
 
 from django.db.models import Manager, Model, QuerySet
 from rest_framework import exceptions
+from rest_framework.settings import api_settings
 
 from frisian_mcp.conf import mcp_settings
-from frisian_mcp.exceptions import ToolExecutionError, ToolInputError
+from frisian_mcp.exceptions import ToolExecutionError, ToolInputError, plain_name
 from frisian_mcp.jsonschema import plain
 from frisian_mcp.redaction import field_errors, host_detail, sent_values
 from frisian_mcp.types import Call, ErrorCode, FieldError, JSONObject, Kind, ListState
@@ -105,14 +106,21 @@ _ITEM = re.compile(r"^\[(\d+)\]\.?(.*)$")
 
 
 def result(
-    tool: str, kind: Kind, noun: str, pk: str, call: Call, answer: Answer
+    tool: str,
+    kind: Kind,
+    noun: str,
+    pk: str,
+    call: Call,
+    answer: Answer,
+    known: frozenset[str] | None = None,
 ) -> JSONObject:
     """The structured result of a call, or the error its status stands for.
 
-    ``noun`` names the model in messages; ``pk`` is its key in bulk results.
+    ``noun`` names the model in messages; ``pk`` is its key in bulk results;
+    ``known``: the tool's argument names, where a 400 may name only those.
     """
     if answer.status >= 400:
-        raise _error(tool, noun, call, answer)
+        raise _error(tool, noun, call, answer, known)
     data = answer.data
     if call.validate_only:
         return _validation(data, len(call.body) if call.bulk else None)
@@ -163,11 +171,13 @@ def busy(tool: str, exc: Exception) -> ToolExecutionError:
     )
 
 
-def _error(tool: str, noun: str, call: Call, answer: Answer) -> Exception:
+def _error(
+    tool: str, noun: str, call: Call, answer: Answer, known: frozenset[str] | None
+) -> Exception:
     status = answer.status
     sent = sent_values([call.body, call.path_kwargs, [v for _, v in call.query]])
     if status == 400:
-        return _rejected(tool, call, answer, sent)
+        return _rejected(tool, call, answer, sent, known)
     failed = status >= 500
     code, message, hint = STATUSES.get(
         status,
@@ -228,14 +238,24 @@ def _only_field(conflicts: list[FieldError] | None) -> str | None:
     return names.pop() if len(names) == 1 else None
 
 
-def _rejected(tool: str, call: Call, answer: Answer, sent: set[str]) -> ToolInputError:
-    """A 400 as field errors; per item for a bulk body."""
+def _rejected(
+    tool: str,
+    call: Call,
+    answer: Answer,
+    sent: set[str],
+    known: frozenset[str] | None,
+) -> ToolInputError:
+    """A 400 as field errors; per item for a bulk body.
+
+    A field the tool does not take (``known``) is a dead end: the tool's
+    schema is incomplete, which the operator can fix and the agent cannot.
+    """
     fields = field_errors(answer.data, sent)
     if call.body is None and call.listing.filters:
         fields = [_in_filters(entry, call.listing.filters) for entry in fields]
     if not call.bulk:
         names = ", ".join(dict.fromkeys(f["field"] for f in fields)) or "the data"
-        message = f"{tool} rejected the data: fix {names} and call again."
+        message, fix = f"{tool} rejected the data:", f"fix {names} and call again."
         hint = (
             "Each entry of 'fields' names a field, a DRF error code and what is wrong."
         )
@@ -246,19 +266,45 @@ def _rejected(tool: str, call: Call, answer: Answer, sent: set[str]) -> ToolInpu
         plural = "s" if len(indexes) != 1 else ""
         message = (
             f"{tool} rejected {len(indexes) or 'some'} item{plural} of the bulk "
-            f"body (index {shown}); nothing was written. Fix the listed fields "
-            "and send the whole list again."
+            f"body (index {shown}); nothing was written."
         )
+        fix = "Fix the listed fields and send the whole list again."
         hint = (
             "Each entry of 'fields' names the item index, the field and what is wrong."
         )
+    lacking = _lacking(fields, known)
+    if lacking:
+        them = "it" if len(lacking) == 1 else "them"
+        fix = (
+            f"The API asks for {', '.join(lacking)}, which this tool's schema "
+            "does not declare: the schema is incomplete, and no call of this "
+            f"tool can send {them}."
+        )
+        hint = (
+            "Tell the server's operator: declare what this action reads in "
+            "FRISIAN_MCP['VIEWSET_OPTIONS'] ('request_bodies' for the body, "
+            "'query_parameters' for the query) or with @extend_schema on the "
+            "action (docs/settings.md)."
+        )
     return ToolInputError(
-        message,
+        f"{message} {fix}",
         code=ErrorCode.VALIDATION_FAILED,
         tool=tool,
         fields=fields,
         hint=hint,
+        recoverable=not lacking,
     )
+
+
+def _lacking(fields: list[FieldError], known: frozenset[str] | None) -> list[str]:
+    """The fields a 400 names that are none of the tool's arguments."""
+    if known is None:
+        return []
+    roots = (re.split(r"[.\[]", f["field"], maxsplit=1)[0] for f in fields)
+    general = {"", "detail", "filters", "non_field_errors", "__all__"}
+    general.add(api_settings.NON_FIELD_ERRORS_KEY)
+    lacking = (r for r in roots if r not in known and r not in general)
+    return sorted({r for r in lacking if plain_name(r)})
 
 
 def _in_filters(entry: FieldError, filters: Mapping[str, Any]) -> FieldError:

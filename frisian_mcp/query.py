@@ -17,47 +17,67 @@ from frisian_mcp.conf import mcp_settings
 from frisian_mcp.exceptions import ToolInputError, plain_name
 from frisian_mcp.jsonschema import problems
 from frisian_mcp.schema import ToolSchema
+from frisian_mcp.spectacular import FilterSchemas
 from frisian_mcp.types import ErrorCode, FieldError, ListState
 
-__all__ = ["LiveFilters", "growing_filter_problems", "pairs"]
+__all__ = ["LiveFilters", "growing_filters", "pairs"]
 
 #: ``{name: schema}`` of the filters a filter-set instance adds, now, for
 #: a call with these path values.
-LiveFilters = Callable[[Mapping[str, str]], Mapping[str, Any]]
+LiveFilters = Callable[[Mapping[str, str]], FilterSchemas]
 
 
 def pairs(
-    tool: str, schema: ToolSchema, rest: Mapping[str, Any], listing: ListState
+    tool: str,
+    schema: ToolSchema,
+    rest: Mapping[str, Any],
+    listing: ListState,
+    joined: frozenset[str] = frozenset(),
 ) -> list[tuple[str, str]]:
-    """The query string's ``(name, value)`` pairs, within the length cap."""
+    """The query string's ``(name, value)`` pairs, within the length cap.
+
+    A list is sent as REST sends it to its parameter: comma-joined where the
+    schema (or ``joined``, of per-instance filters) says so, else repeated.
+    """
     query: list[tuple[str, str]] = []
     sources = {}
+    joined = joined | schema.comma_separated
     for name, parameter in schema.query_arguments.items():
         if name in rest:
-            query.extend(_pairs(parameter, rest[name], schema))
+            query.extend(_pairs(parameter, rest[name], joined))
             sources[parameter] = name
     for key, value in listing.filters.items():
-        query.extend(_pairs(key, value, schema))
+        query.extend(_pairs(key, value, joined))
         sources[key] = f"filters.{key}"
     _check_length(tool, query, sources)
     return query
 
 
-def growing_filter_problems(
+def growing_filters(
     schema: ToolSchema,
     filters: Mapping[str, Any],
     live: LiveFilters | None,
     path_kwargs: Mapping[str, str],
-) -> list[FieldError]:
-    """What is wrong with the keys of ``filters`` the schema does not type.
+) -> tuple[list[FieldError], frozenset[str]]:
+    """What is wrong with the keys of ``filters`` the schema does not type,
+    and which of them take a list comma-joined.
 
     Only where the schema's ``filters`` are open to per-instance filters; a
     key no filter set has now is ``unknown_key``, as a closed object's is.
     """
     extra = [key for key in filters if key not in schema.filter_parameters]
     if not schema.growing_filters or not extra:
-        return []
-    found = live(path_kwargs) if live is not None else {}
+        return [], frozenset()
+    found = live(path_kwargs) if live is not None else FilterSchemas()
+    return _growing_problems(schema, filters, extra, found), found.joined
+
+
+def _growing_problems(
+    schema: ToolSchema,
+    filters: Mapping[str, Any],
+    extra: list[str],
+    found: FilterSchemas,
+) -> list[FieldError]:
     unknown = [key for key in extra if key not in found]
     if unknown:
         named = sorted(key for key in unknown if plain_name(key))
@@ -97,7 +117,7 @@ def _check_length(
     )
 
 
-def _pairs(name: str, value: Any, schema: ToolSchema) -> list[tuple[str, str]]:
+def _pairs(name: str, value: Any, joined: frozenset[str]) -> list[tuple[str, str]]:
     values = value if isinstance(value, list) else [value]
     # Booleans as the filter backends read them ("true"), not as "True".
     items = [
@@ -105,6 +125,6 @@ def _pairs(name: str, value: Any, schema: ToolSchema) -> list[tuple[str, str]]:
         for v in values
         if v is not None
     ]
-    if isinstance(value, list) and name in schema.comma_separated:
+    if isinstance(value, list) and name in joined:
         return [(name, ",".join(items))]
     return [(name, item) for item in items]

@@ -244,7 +244,9 @@ class ToolRegistry:
         try:
             answer = invocation.run(tool, call, context)
             noun, pk = tool.subject()
-            result = outcomes.result(tool.name, tool.kind, noun, pk, call, answer)
+            result = outcomes.result(
+                tool.name, tool.kind, noun, pk, call, answer, schema.field_names
+            )
         except outcomes.ToolRefused:
             if not mcp_settings.FILTER_TOOLS_BY_PERMISSION:
                 raise

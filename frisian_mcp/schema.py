@@ -9,47 +9,32 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
 from drf_spectacular.drainage import GENERATOR_STATS
 from drf_spectacular.generators import SchemaGenerator
 from drf_spectacular.openapi import AutoSchema
-from drf_spectacular.plumbing import (
-    build_basic_type,
-    force_instance,
-    is_basic_type,
-    is_serializer,
-)
+from drf_spectacular.plumbing import is_serializer
 from drf_spectacular.settings import patched_settings
 from jsonschema import Draft202012Validator
 from rest_framework import serializers
 
 from frisian_mcp import arguments, spectacular
+from frisian_mcp.bodies import Bodies, BodySchema, request_body
 from frisian_mcp.discovery import declared_query_parameters
 from frisian_mcp.exceptions import HOST_ERRORS
 from frisian_mcp.fastcheck import Check, fast_check
-from frisian_mcp.jsonschema import drop_required, to_json_schema
-from frisian_mcp.relations import Relation, argument_schema, record_schema
+from frisian_mcp.jsonschema import parameter_schema, to_json_schema
+from frisian_mcp.relations import Relation, record_schema
 from frisian_mcp.spectacular import make_view
 from frisian_mcp.types import ACTIONS, PATH_VARIABLE, Endpoint, Kind
 
-__all__ = ["BodySchema", "SchemaBuilder", "SchemaProblem", "ToolSchema"]
+__all__ = ["SchemaBuilder", "SchemaProblem", "ToolSchema"]
 
 
 logger = logging.getLogger("frisian_mcp")
-
-
-@dataclass(frozen=True)
-class BodySchema:
-    """A request body as top-level properties, or as one ``argument``."""
-
-    properties: Mapping[str, Any] = field(default_factory=dict)
-    required: tuple[str, ...] = ()
-    relations: Mapping[str, Relation] = field(default_factory=dict)
-    argument: str | None = None
-    defs: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -74,11 +59,18 @@ class ToolSchema:
     record_fields: tuple[str, ...] = ()
     output_schema: dict[str, Any] | None = None
     growing_filters: bool = False
+    guessed_body: str | None = None
 
     @cached_property
     def declared(self) -> frozenset[str]:
         """Every top-level argument name the inputSchema declares."""
         return frozenset(self.input_schema.get("properties", {}))
+
+    @cached_property
+    def field_names(self) -> frozenset[str] | None:
+        """The names a host's field error may use; ``None`` for a body
+        sent whole as one argument, whose keys the schema need not list."""
+        return self.declared if self.body_argument is None else None
 
     @cached_property
     def validator(self) -> Draft202012Validator:
@@ -113,7 +105,7 @@ class SchemaBuilder:
     def __init__(self) -> None:
         self.generator = SchemaGenerator()
         self.problems: list[SchemaProblem] = []
-        self._bodies: dict[tuple[type[Any], type[Any]], BodySchema] = {}
+        self._bodies: Bodies = {}
         self._records: dict[tuple[type[Any], type[Any]], dict[str, Any] | None] = {}
 
     def build(self, endpoint: Endpoint, path_prefix: str) -> ToolSchema | None:
@@ -147,7 +139,7 @@ class SchemaBuilder:
         )
 
     def _build(self, endpoint: Endpoint, view: Any, auto: AutoSchema) -> ToolSchema:
-        body = self._request_body(endpoint, view, auto)
+        body = request_body(endpoint, view, auto, self._bodies)
         defs = dict(body.defs)
         url = _url_arguments(endpoint, auto, body, defs)
         properties = {**url.properties, **body.properties}
@@ -181,6 +173,7 @@ class SchemaBuilder:
             record_fields=record_fields,
             output_schema=output_schema(endpoint, record),
             growing_filters=growing,
+            guessed_body=body.guessed,
         )
 
     def _grows(self, endpoint: Endpoint, view: Any) -> bool:
@@ -191,74 +184,6 @@ class SchemaBuilder:
             self.warn(endpoint, exc, fatal=False)
             return False
         return any(spectacular.grows_filters(cls) for _, cls in found)
-
-    def _request_body(
-        self, endpoint: Endpoint, view: Any, auto: AutoSchema
-    ) -> BodySchema:
-        if endpoint.method not in ("POST", "PUT", "PATCH"):
-            return BodySchema()
-        body = self._body(view, auto)
-        if endpoint.method == "PATCH" and body.argument is None:
-            # Partial means "may be left out", not "a reference may be
-            # incomplete": related fields keep their rules.
-            props = {
-                k: v if k in body.relations else drop_required(v)
-                for k, v in body.properties.items()
-            }
-            defs = {k: drop_required(v) for k, v in body.defs.items()}
-            return replace(body, properties=props, required=(), defs=defs)
-        if (
-            endpoint.kind == Kind.ACTION
-            and body.required
-            and not spectacular.declared_request(auto)
-        ):
-            # An inferred body the action may not even read.
-            return replace(body, required=())
-        return body
-
-    def _body(self, view: Any, auto: AutoSchema) -> BodySchema:
-        serializer = spectacular.serializer(view, auto.get_request_serializer)
-        if serializer is None:
-            return BodySchema()
-        if not is_serializer(serializer):
-            raw = build_basic_type(serializer) if is_basic_type(serializer) else None
-            raw = serializer if isinstance(serializer, dict) else raw
-            if not raw:
-                return BodySchema()
-            schema = to_json_schema(raw, spectacular.components(auto))
-            return BodySchema(properties={"body": schema}, argument="body")
-        key = (view.__class__, type(serializer))
-        if key not in self._bodies:
-            self._bodies[key] = self._map_serializer(serializer, auto)
-        return self._bodies[key]
-
-    def _map_serializer(self, serializer: Any, auto: AutoSchema) -> BodySchema:
-        defs: dict[str, Any] = {}
-        if isinstance(serializer, serializers.ListSerializer):
-            child = force_instance(serializer.child)
-            component = auto.resolve_serializer(child, "request")
-            items = to_json_schema(
-                component.ref or {}, spectacular.components(auto), defs
-            )
-            array = {"body": {"type": "array", "items": items}}
-            return BodySchema(array, ("body",), argument="body", defs=defs)
-        component = auto.resolve_serializer(serializer, "request")
-        if component.schema is None:
-            return BodySchema()
-        schema = to_json_schema(component.schema, spectacular.components(auto), defs)
-        fields = {n: f for n, f in serializer.fields.items() if not f.read_only}
-        properties: dict[str, Any] = {}
-        relations: dict[str, Relation] = {}
-        for name, prop in (schema.get("properties") or {}).items():
-            if prop.get("format") == "binary":
-                continue  # file uploads cannot travel in a JSON body
-            if name in fields:
-                prop, relation = argument_schema(serializer, name, fields[name], prop)
-                if relation is not None:
-                    relations[name] = relation
-            properties[name] = prop
-        required = tuple(r for r in schema.get("required", ()) if r in properties)
-        return BodySchema(properties, required, relations, defs=defs)
 
     def _record(
         self, endpoint: Endpoint, view: Any, auto: AutoSchema
@@ -309,16 +234,21 @@ def _url_arguments(
 ) -> _URLArguments:
     """Path variables and query parameters; a list tool's query are filters."""
     url, components = _URLArguments(), spectacular.components(auto)
-    found = spectacular.parameters(auto)
-    known = {p.get("name") for p in found}
-    found += [p for p in declared_query_parameters(endpoint) if p["name"] not in known]
+    # The operator's declarations replace the host's of the same name.
+    declared = {p["name"]: p for p in declared_query_parameters(endpoint)}
+    found = [
+        p
+        for p in spectacular.parameters(auto)
+        if p.get("in") != "query" or p.get("name") not in declared
+    ]
+    found += declared.values()
     in_path = {p.get("name"): p for p in found if p.get("in") == "path"}
     # spectacular renames {pk} to the model's pk name.
     variables = PATH_VARIABLE.findall(auto.path)
     for name, kwarg in zip(variables, endpoint.path_variables, strict=False):
         argument = f"lookup_{name}" if name in body.properties else name
         url.path[argument] = kwarg
-        schema = _parameter_schema(in_path.get(name), components, defs)
+        schema = parameter_schema(in_path.get(name), components, defs)
         url.properties[argument] = schema or {"type": "string"}
         url.required.append(argument)
     paging = set()
@@ -328,7 +258,7 @@ def _url_arguments(
         name = str(parameter.get("name"))
         if parameter.get("in") != "query" or name in paging:
             continue
-        schema = _parameter_schema(parameter, components, defs) or {}
+        schema = parameter_schema(parameter, components, defs) or {}
         if parameter.get("explode") is False:
             url.joined.add(name)
         if endpoint.kind == Kind.LIST:
@@ -341,19 +271,6 @@ def _url_arguments(
         if parameter.get("required"):
             url.required.append(argument)
     return url
-
-
-def _parameter_schema(
-    parameter: Mapping[str, Any] | None,
-    components: Mapping[str, Any],
-    defs: dict[str, Any],
-) -> dict[str, Any] | None:
-    if parameter is None:
-        return None
-    schema = to_json_schema(parameter.get("schema") or {}, components, defs)
-    if parameter.get("description") and "description" not in schema:
-        schema["description"] = str(parameter["description"])
-    return schema
 
 
 def output_schema(

@@ -25,16 +25,18 @@ from drf_spectacular.settings import patched_settings, spectacular_settings
 from rest_framework.versioning import NamespaceVersioning
 
 from frisian_mcp.exceptions import HOST_ERRORS
-from frisian_mcp.jsonschema import to_json_schema
+from frisian_mcp.jsonschema import parameter_schema
 from frisian_mcp.routing import pinned_version
 from frisian_mcp.types import Endpoint
 
 __all__ = [
+    "FilterSchemas",
     "components",
     "declared_request",
     "excluded",
     "filter_sets",
     "grows_filters",
+    "guessed_request",
     "inspector",
     "instance_filters",
     "live_filters",
@@ -47,6 +49,15 @@ __all__ = [
 logger = logging.getLogger("frisian_mcp")
 
 _PLAIN_EXCLUSION = (None, AutoSchema.is_excluded)
+
+
+class FilterSchemas(dict[str, Any]):
+    """``{name: JSON schema}`` of filters; a list for ``joined`` ones is sent
+    comma-joined (``explode: false``), else one pair per value."""
+
+    joined: frozenset[str] = frozenset()
+
+
 #: A path variable's value in a schema's mock view: a valid int and str.
 PLACEHOLDER = "1"
 
@@ -162,6 +173,24 @@ def declared_request(auto: AutoSchema) -> bool:
     declared = force_instance(auto.get_request_serializer())
     inferred = force_instance(auto._get_serializer())
     return type(declared) is not type(inferred)
+
+
+def guessed_request(auto: AutoSchema) -> bool:
+    """Whether spectacular guessed the action's body (``_get_serializer()``).
+
+    A probe in the guess's place shows whether ``@extend_schema(request=...)``
+    (even of the guessed class) or a schema class's own method answers.
+    """
+    if auto.__class__.get_request_serializer is AutoSchema.get_request_serializer:
+        return True
+    probe = object()
+    auto._get_serializer = lambda: probe  # type: ignore[method-assign]
+    try:
+        return auto.get_request_serializer() is probe
+    except HOST_ERRORS:
+        return True  # a schema class that reads the guess's fields
+    finally:
+        del auto._get_serializer
 
 
 def _lighten(view: Any) -> None:
@@ -283,11 +312,11 @@ def live_filters(
     user: Any,
     auth: Any,
     path_kwargs: Mapping[str, str] | None = None,
-) -> dict[str, Any]:
-    """``{name: JSON schema}`` of the filters filter-set instances add, now.
+) -> FilterSchemas:
+    """The filters filter-set instances add, now.
 
     Built per call on a view whose request carries the caller and whose
-    kwargs carry the call's path values (see docs/listing.md); ``{}`` when
+    kwargs carry the call's path values (see docs/listing.md); none when
     the host's code fails, which is logged.
     """
     generator = SchemaGenerator()
@@ -303,11 +332,11 @@ def live_filters(
                 "frisian_mcp: the filter sets of %s %s failed: %s",
                 *(endpoint.method, endpoint.path, type(exc).__name__),
             )
-            return {}
-    schemas = {}
-    for parameter in found:
-        schema = to_json_schema(parameter.get("schema") or {}, known, {})
-        if parameter.get("description") and "description" not in schema:
-            schema["description"] = str(parameter["description"])
-        schemas[str(parameter.get("name"))] = schema
+            return FilterSchemas()
+    schemas = FilterSchemas(
+        (str(p.get("name")), parameter_schema(p, known, {})) for p in found
+    )
+    schemas.joined = frozenset(
+        str(p.get("name")) for p in found if p.get("explode") is False
+    )
     return schemas

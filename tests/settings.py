@@ -36,6 +36,8 @@ INSTALLED_APPS = [
     "tests.testapp",
     "tests.scaleapp",
     "tests.zoo",
+    "tests.hosts.l10n",
+    "tests.hosts.archive",
 ]
 
 try:  # django-oauth-toolkit is optional: the OAuth tests skip without it
