@@ -9,10 +9,11 @@ check can name it (W009).
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from django.core import checks
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.plumbing import (
     build_basic_type,
@@ -29,12 +30,16 @@ from frisian_mcp.jsonschema import drop_required, schema_problem, to_json_schema
 from frisian_mcp.relations import Relation, argument_schema
 from frisian_mcp.types import Endpoint, Kind
 
+if TYPE_CHECKING:
+    from frisian_mcp.schema import ToolSchema
+
 __all__ = [
     "Bodies",
     "BodySchema",
     "declared_body",
+    "declared_errors",
     "declared_problems",
-    "guessed_advice",
+    "guessed_warnings",
     "request_body",
 ]
 
@@ -163,8 +168,13 @@ def declared_problems(view_class: type[Any]) -> list[str]:
     return found
 
 
-def guessed_advice(tool: str, endpoint: Endpoint, guessed: str) -> tuple[str, str]:
-    """The message and hint of a body guessed from ``guessed`` (W009)."""
+def guessed_warnings(
+    tool: str, endpoint: Endpoint, schema: ToolSchema | None
+) -> list[checks.CheckMessage]:
+    """W009 (of a built schema): an action's body guessed from the viewset's."""
+    guessed = schema.guessed_body if schema is not None else None
+    if guessed is None:
+        return []
     cls, handler = endpoint.view_class, endpoint.handler_name
     view = f"{cls.__module__}.{cls.__qualname__}"
     message = (
@@ -178,7 +188,22 @@ def guessed_advice(tool: str, endpoint: Endpoint, guessed: str) -> tuple[str, st
         "mcp_request_bodies on the class), or @extend_schema(request=...) on "
         f"the action (request={guessed} if it reads those fields)."
     )
-    return message, hint
+    return [checks.Warning(message, hint=hint, obj=view, id="frisian_mcp.W009")]
+
+
+def declared_errors(views: Iterable[type[Any]]) -> list[checks.CheckMessage]:
+    """E010: ``request_bodies`` and ``query_parameters`` that cannot be used."""
+    return [
+        checks.Error(
+            f"{problem}.",
+            hint="Declare a JSON Schema 2020-12 object per action method name "
+            "(request_bodies) or query parameter (docs/settings.md).",
+            obj=f"{cls.__module__}.{cls.__qualname__}",
+            id="frisian_mcp.E010",
+        )
+        for cls in sorted(views, key=lambda c: (c.__module__, c.__qualname__))
+        for problem in declared_problems(cls)
+    ]
 
 
 def _body(view: Any, auto: AutoSchema, serializer: Any, cache: Bodies) -> BodySchema:

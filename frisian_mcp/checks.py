@@ -9,13 +9,14 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django import urls
 from django.conf import settings
 from django.core import checks
 from rest_framework.authentication import BaseAuthentication
 
+from frisian_mcp.bodies import declared_errors, guessed_warnings
 from frisian_mcp.conf import (
     DEFAULTS,
     IMPORT_STRINGS,
@@ -25,17 +26,11 @@ from frisian_mcp.conf import (
 )
 from frisian_mcp.discovery import VIEWSET_OPTION_KEYS
 from frisian_mcp.exceptions import DISCOVERY_ERRORS, ConfigurationError
-from frisian_mcp.types import Endpoint
-
-if TYPE_CHECKING:
-    from frisian_mcp.schema import ToolSchema
 
 __all__ = [
-    "check_declared",
     "check_oauth",
     "check_settings",
     "check_tools",
-    "guessed_body",
 ]
 
 _POSITIVE_INTS = (
@@ -355,11 +350,9 @@ def check_tools(
             )
         )
     messages.extend(_check_version(registry))
-    views = {tool.endpoint.view_class for tool in registry}
-    messages.extend(check_declared(views))
+    messages.extend(declared_errors({tool.endpoint.view_class for tool in registry}))
     for tool in registry:
-        warning = guessed_body(tool.name, tool.endpoint, tool.schema)
-        messages.extend([warning] if warning is not None else [])
+        messages.extend(guessed_warnings(tool.name, tool.endpoint, tool.schema))
     for problem in registry.problems:
         outcome = "is left out" if problem.fatal else "has a degraded schema"
         messages.append(
@@ -396,34 +389,3 @@ def _check_version(registry: Any) -> list[checks.CheckMessage]:
         )
         for name, versioning in sorted(refusing.items())
     ]
-
-
-def check_declared(views: Iterable[type[Any]]) -> list[checks.CheckMessage]:
-    """E010: ``request_bodies`` and ``query_parameters`` that cannot be used."""
-    from frisian_mcp.bodies import declared_problems
-
-    return [
-        checks.Error(
-            f"{problem}.",
-            hint="Declare a JSON Schema 2020-12 object per action method name "
-            "(request_bodies) or query parameter (docs/settings.md).",
-            obj=f"{cls.__module__}.{cls.__qualname__}",
-            id="frisian_mcp.E010",
-        )
-        for cls in sorted(views, key=lambda c: (c.__module__, c.__qualname__))
-        for problem in declared_problems(cls)
-    ]
-
-
-def guessed_body(
-    tool: str, endpoint: Endpoint, schema: ToolSchema | None
-) -> checks.CheckMessage | None:
-    """W009 (of a built schema): an action's body guessed from the viewset's."""
-    from frisian_mcp.bodies import guessed_advice
-
-    if schema is None or schema.guessed_body is None:
-        return None
-    message, hint = guessed_advice(tool, endpoint, schema.guessed_body)
-    cls = endpoint.view_class
-    view = f"{cls.__module__}.{cls.__qualname__}"
-    return checks.Warning(message, hint=hint, obj=view, id="frisian_mcp.W009")
