@@ -23,6 +23,7 @@ __all__ = [
     "drop_required",
     "field_path",
     "map_subschemas",
+    "parameter_schema",
     "plain",
     "problems",
     "structural",
@@ -144,6 +145,20 @@ def to_json_schema(
 
     converted: dict[str, Any] = convert(schema, ())
     return converted
+
+
+def parameter_schema(
+    parameter: Mapping[str, Any] | None,
+    components: Mapping[str, Any],
+    defs: dict[str, Any],
+) -> dict[str, Any] | None:
+    """The JSON Schema of one OpenAPI parameter object, with its description."""
+    if parameter is None:
+        return None
+    schema = to_json_schema(parameter.get("schema") or {}, components, defs)
+    if parameter.get("description") and "description" not in schema:
+        schema["description"] = str(parameter["description"])
+    return schema
 
 
 def _keywords(node: Mapping[str, Any]) -> dict[str, Any]:

@@ -30,7 +30,7 @@ from frisian_mcp import arguments, spectacular
 from frisian_mcp.discovery import declared_query_parameters
 from frisian_mcp.exceptions import HOST_ERRORS
 from frisian_mcp.fastcheck import Check, fast_check
-from frisian_mcp.jsonschema import drop_required, to_json_schema
+from frisian_mcp.jsonschema import drop_required, parameter_schema, to_json_schema
 from frisian_mcp.relations import Relation, argument_schema, record_schema
 from frisian_mcp.spectacular import make_view
 from frisian_mcp.types import ACTIONS, PATH_VARIABLE, Endpoint, Kind
@@ -318,7 +318,7 @@ def _url_arguments(
     for name, kwarg in zip(variables, endpoint.path_variables, strict=False):
         argument = f"lookup_{name}" if name in body.properties else name
         url.path[argument] = kwarg
-        schema = _parameter_schema(in_path.get(name), components, defs)
+        schema = parameter_schema(in_path.get(name), components, defs)
         url.properties[argument] = schema or {"type": "string"}
         url.required.append(argument)
     paging = set()
@@ -328,7 +328,7 @@ def _url_arguments(
         name = str(parameter.get("name"))
         if parameter.get("in") != "query" or name in paging:
             continue
-        schema = _parameter_schema(parameter, components, defs) or {}
+        schema = parameter_schema(parameter, components, defs) or {}
         if parameter.get("explode") is False:
             url.joined.add(name)
         if endpoint.kind == Kind.LIST:
@@ -341,19 +341,6 @@ def _url_arguments(
         if parameter.get("required"):
             url.required.append(argument)
     return url
-
-
-def _parameter_schema(
-    parameter: Mapping[str, Any] | None,
-    components: Mapping[str, Any],
-    defs: dict[str, Any],
-) -> dict[str, Any] | None:
-    if parameter is None:
-        return None
-    schema = to_json_schema(parameter.get("schema") or {}, components, defs)
-    if parameter.get("description") and "description" not in schema:
-        schema["description"] = str(parameter["description"])
-    return schema
 
 
 def output_schema(
