@@ -1,0 +1,1 @@
+"""Host-like test apps, one package each, with their own URLconf."""
