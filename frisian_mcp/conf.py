@@ -92,8 +92,8 @@ DEFAULTS: dict[str, Any] = {
     # each viewset's own permission classes still apply to them.
     "REQUIRE_AUTHENTICATION": True,
     # Whether tools/list shows each caller only the tools whose permission
-    # classes (has_permission) it passes, and calls to the others answer as
-    # for an unknown tool. False lists every tool to everyone.
+    # classes (has_permission) it passes; calls to the others answer as for
+    # an unknown tool (ADR 0012). False lists every tool to everyone.
     "FILTER_TOOLS_BY_PERMISSION": True,
     # Authentication classes for the endpoint (dotted paths); None uses
     # REST_FRAMEWORK["DEFAULT_AUTHENTICATION_CLASSES"].

@@ -246,9 +246,13 @@ class ToolRegistry:
             noun, pk = tool.subject()
             result = outcomes.result(tool.name, tool.kind, noun, pk, call, answer)
         except outcomes.ToolRefused:
-            if not mcp_settings.FILTER_TOOLS_BY_PERMISSION:
+            # A tool listed to the caller answers as its view did (its
+            # permission class may read the URL, which a listing cannot);
+            # only a tool hidden from the caller is unknown.
+            seen = self.visible(context)
+            if seen(tool):
                 raise
-            raise self._unknown_tool(name, self.visible(context)) from None
+            raise self._unknown_tool(name, seen) from None
         return arguments.finish(tool.name, tool.kind, call, result, context.caller)
 
     def _build_routes(self, name: str, resource: object) -> None:
