@@ -241,6 +241,12 @@ class ToolRegistry:
                 output_listed="outputSchema" in (tool.definition() or {}),
             )
         call = guards.check(tool.name, tool.kind, schema, args, context.caller, live)
+        if call.error and len(call.path_kwargs) < len(tool.endpoint.path_variables):
+            # No URL names a row without every path argument: its view has
+            # nothing to check first (and would see placeholders).
+            if not self.visible(context)(tool):
+                raise self._unknown_tool(name, self.visible(context))
+            raise call.error
         try:
             answer = invocation.run(tool, call, context)
             noun, pk = tool.subject()
