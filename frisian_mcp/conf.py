@@ -118,6 +118,11 @@ DEFAULTS: dict[str, Any] = {
     "INPUT_ERROR_STYLE": "jsonrpc",
     # Tools per tools/list page; the rest follow via nextCursor. Example: 200.
     "TOOLS_LIST_PAGE_SIZE": 100,
+    # Models, beside Django's auth models, whose saves and deletes change what
+    # a caller may do ("app_label.ModelName"): each change makes every cached
+    # tool list stale. Example (django-guardian):
+    # ["guardian.UserObjectPermission", "guardian.GroupObjectPermission"].
+    "PERMISSION_MODELS": [],
     # Milliseconds a 2026-07-28 client may cache tools/list and
     # server/discover results (their ttlMs; cacheScope is always "private").
     # 0: always stale. Example: 300_000.
@@ -182,6 +187,7 @@ class MCPSettings:
     MAX_QUERY_LENGTH: int
     INPUT_ERROR_STYLE: str
     TOOLS_LIST_PAGE_SIZE: int
+    PERMISSION_MODELS: list[str]
     CACHE_TTL_MS: int
     CACHE: str | None
     OUTPUT_SCHEMA_LIMIT: int
