@@ -93,7 +93,7 @@ DEFAULTS: dict[str, Any] = {
     "REQUIRE_AUTHENTICATION": True,
     # Whether tools/list shows each caller only the tools whose permission
     # classes (has_permission) it passes; calls to the others answer as for
-    # an unknown tool (ADR 0012). False lists every tool to everyone.
+    # an unknown tool (ADR 0016). False lists every tool to everyone.
     "FILTER_TOOLS_BY_PERMISSION": True,
     # Authentication classes for the endpoint (dotted paths); None uses
     # REST_FRAMEWORK["DEFAULT_AUTHENTICATION_CLASSES"].
