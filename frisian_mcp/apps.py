@@ -1,4 +1,4 @@
-"""Django app configuration: registers the system checks, nothing else."""
+"""Django app configuration: registers the system checks and the receivers."""
 
 from __future__ import annotations
 
@@ -14,5 +14,12 @@ class FrisianMCPConfig(AppConfig):
     verbose_name = "frisian_mcp"
 
     def ready(self) -> None:
-        """Register the system checks (importing the module registers them)."""
-        from frisian_mcp import checks  # noqa: F401
+        """Register the system checks and the permission-change receivers.
+
+        Receivers connect here, as Django advises, so every process marks
+        cached tool lists stale: web workers before their first request,
+        task workers and management commands too.
+        """
+        from frisian_mcp import cache, checks  # noqa: F401
+
+        cache.watch_permissions()

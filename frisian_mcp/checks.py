@@ -200,6 +200,7 @@ def _check_values(user: dict[str, Any]) -> list[checks.CheckMessage]:
     version = values["API_VERSION"]
     if version is not None and (not isinstance(version, str) or not version):
         problems.append("API_VERSION must be None or a non-empty string")
+    problems.extend(_permission_models(values["PERMISSION_MODELS"]))
     return [
         checks.Error(
             f"{SETTINGS_NAME}: {problem}.",
@@ -208,6 +209,25 @@ def _check_values(user: dict[str, Any]) -> list[checks.CheckMessage]:
         )
         for problem in problems
     ]
+
+
+def _permission_models(labels: Any) -> list[str]:
+    """What is wrong with ``PERMISSION_MODELS``: its shape, unknown models."""
+    from django.apps import apps
+
+    if not isinstance(labels, list | tuple) or not all(
+        isinstance(label, str) for label in labels
+    ):
+        return ['PERMISSION_MODELS must be a list of "app_label.ModelName" strings']
+    unknown = []
+    for label in labels:
+        try:
+            apps.get_model(label)
+        except (LookupError, ValueError):
+            unknown.append(label)
+    if unknown:
+        return [f"PERMISSION_MODELS names no installed model: {', '.join(unknown)}"]
+    return []
 
 
 @checks.register(checks.Tags.security)

@@ -92,8 +92,8 @@ DEFAULTS: dict[str, Any] = {
     # each viewset's own permission classes still apply to them.
     "REQUIRE_AUTHENTICATION": True,
     # Whether tools/list shows each caller only the tools whose permission
-    # classes (has_permission) it passes, and calls to the others answer as
-    # for an unknown tool. False lists every tool to everyone.
+    # classes (has_permission) it passes; calls to the others answer as for
+    # an unknown tool (ADR 0016). False lists every tool to everyone.
     "FILTER_TOOLS_BY_PERMISSION": True,
     # Authentication classes for the endpoint (dotted paths); None uses
     # REST_FRAMEWORK["DEFAULT_AUTHENTICATION_CLASSES"].
@@ -118,6 +118,11 @@ DEFAULTS: dict[str, Any] = {
     "INPUT_ERROR_STYLE": "jsonrpc",
     # Tools per tools/list page; the rest follow via nextCursor. Example: 200.
     "TOOLS_LIST_PAGE_SIZE": 100,
+    # Models, beside Django's auth models, whose saves and deletes change what
+    # a caller may do ("app_label.ModelName"): each change makes every cached
+    # tool list stale. Example (django-guardian):
+    # ["guardian.UserObjectPermission", "guardian.GroupObjectPermission"].
+    "PERMISSION_MODELS": [],
     # Milliseconds a 2026-07-28 client may cache tools/list and
     # server/discover results (their ttlMs; cacheScope is always "private").
     # 0: always stale. Example: 300_000.
@@ -182,6 +187,7 @@ class MCPSettings:
     MAX_QUERY_LENGTH: int
     INPUT_ERROR_STYLE: str
     TOOLS_LIST_PAGE_SIZE: int
+    PERMISSION_MODELS: list[str]
     CACHE_TTL_MS: int
     CACHE: str | None
     OUTPUT_SCHEMA_LIMIT: int

@@ -66,7 +66,7 @@ def check(
         if schema.body_argument is not None:
             call.body = rest.get(schema.body_argument)
         elif schema.body_fields:
-            call.body = {n: rest[n] for n in schema.body_fields if n in rest}
+            call.body = _body(schema, rest)
             if kind == Kind.CREATE:
                 _check_not_empty(tool, schema, call.body)
     except ToolInputError as exc:
@@ -177,8 +177,13 @@ def _unknown_error(
     candidates = sorted(schema.declared)
     suggestions: dict[str, str] = {}
     entries = _undeclared(undeclared, [])
+    guesses = {k: difflib.get_close_matches(k, candidates, 1) for k in undeclared}
+    # A wrong name for a path argument ("id" for "code") is seldom close to it.
+    taken = {name for close in guesses.values() for name in close}
+    spare = [p["field"] for p in found if p["code"] == "required"]
+    spare = [a for a in schema.path_arguments if a in spare and a not in taken]
     for key, entry in zip(undeclared, entries, strict=True):
-        close = difflib.get_close_matches(key, candidates, n=1, cutoff=0.6)
+        close = guesses[key] or ([spare.pop(0)] if spare else [])
         if close:
             entry["did_you_mean"] = close[0]
             entry["message"] += f"; did you mean {close[0]!r}?"
@@ -274,7 +279,7 @@ def _checked_items(
         item = coerce(schema.input_schema, raw)
         try:
             _check_undeclared(tool, schema, item, _validate(schema, item))
-            body = {k: item[k] for k in schema.body_fields if k in item}
+            body = _body(schema, item)
             _check_not_empty(tool, schema, body)
         except ToolInputError as exc:
             failures.append((index, exc))
@@ -334,6 +339,13 @@ def _check_not_empty(tool: str, schema: ToolSchema, body: Mapping[str, Any]) -> 
     )
 
 
+def _body(schema: ToolSchema, args: Mapping[str, Any]) -> dict[str, Any]:
+    """The body by field name (``body_code`` is ``code``: docs/listing.md)."""
+    body = {name: args[name] for name in schema.path_filled if name in args}
+    body.update((f, args[a]) for a, f in schema.body_fields.items() if a in args)
+    return body
+
+
 def _path_kwargs(schema: ToolSchema, args: Mapping[str, Any]) -> dict[str, str]:
     """URL variables from the path arguments that are plain strings or ints."""
     return {
@@ -344,17 +356,13 @@ def _path_kwargs(schema: ToolSchema, args: Mapping[str, Any]) -> dict[str, str]:
 
 
 def _path_ids(schema: ToolSchema, args: dict[str, Any]) -> dict[str, Any]:
-    """Integer ids as decimal text where a path argument is typed string.
-
-    Lossless: the URL carries text either way (issue 11 item 13).
-    """
+    """Integer ids as (lossless) decimal text where a path argument is text."""
     properties = schema.input_schema.get("properties") or {}
     for name in schema.path_arguments:
-        value = args.get(name)
         types = arguments.schema_types(properties.get(name) or {})
         numeric = {"integer", "number"} & set(types)
-        if type(value) is int and "string" in types and not numeric:
-            args[name] = str(value)
+        if type(args.get(name)) is int and "string" in types and not numeric:
+            args[name] = str(args[name])
     return args
 
 

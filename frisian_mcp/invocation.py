@@ -191,8 +191,17 @@ class _Handler:
         if call.error is not None:
             # DRF finds the object (404, object permissions) before it reads
             # the body: a caller who may not touch the row learns that first.
-            found = call.path_kwargs and call.path_kwargs.items() <= view.kwargs.items()
-            if found and hasattr(view, "get_object"):
+            # A nested list or create has path arguments but no row.
+            sent = call.path_kwargs
+            lookup = getattr(view, "lookup_url_kwarg", None) or getattr(
+                view, "lookup_field", None
+            )
+            found = lookup in sent if lookup else bool(sent)
+            if (
+                found
+                and sent.items() <= view.kwargs.items()
+                and hasattr(view, "get_object")
+            ):
                 view.get_object()
             raise call.error
         if self.tool.schema is not None:

@@ -241,6 +241,12 @@ class ToolRegistry:
                 output_listed="outputSchema" in (tool.definition() or {}),
             )
         call = guards.check(tool.name, tool.kind, schema, args, context.caller, live)
+        if call.error and len(call.path_kwargs) < len(tool.endpoint.path_variables):
+            # No URL names a row without every path argument: its view has
+            # nothing to check first (and would see placeholders).
+            if not self.visible(context)(tool):
+                raise self._unknown_tool(name, self.visible(context))
+            raise call.error
         try:
             answer = invocation.run(tool, call, context)
             noun, pk = tool.subject()
@@ -248,9 +254,13 @@ class ToolRegistry:
                 tool.name, tool.kind, noun, pk, call, answer, schema.field_names
             )
         except outcomes.ToolRefused:
-            if not mcp_settings.FILTER_TOOLS_BY_PERMISSION:
+            # A tool listed to the caller answers as its view did (its
+            # permission class may read the URL, which a listing cannot);
+            # only a tool hidden from the caller is unknown.
+            seen = self.visible(context)
+            if seen(tool):
                 raise
-            raise self._unknown_tool(name, self.visible(context)) from None
+            raise self._unknown_tool(name, seen) from None
         return arguments.finish(tool.name, tool.kind, call, result, context.caller)
 
     def _build_routes(self, name: str, resource: object) -> None:

@@ -41,8 +41,11 @@ logger = logging.getLogger("frisian_mcp")
 class ToolSchema:
     """What the registry knows about one tool's arguments.
 
-    ``path_arguments``/``query_arguments`` map argument names to URL
-    variables and query parameters; ``comma_separated`` ones are sent joined.
+    ``path_arguments``/``query_arguments``/``body_fields`` map argument
+    names to URL variables, query parameters and serializer fields;
+    ``comma_separated`` ones are sent joined. A body field named as a path
+    argument is ``body_<name>``; a full update fills the ``path_filled`` ones
+    from the path argument when they are left out (docs/listing.md).
     """
 
     input_schema: dict[str, Any]
@@ -50,7 +53,7 @@ class ToolSchema:
     summary: str
     path_arguments: Mapping[str, str]
     query_arguments: Mapping[str, str]
-    body_fields: tuple[str, ...]
+    body_fields: Mapping[str, str]
     body_argument: str | None
     relations: Mapping[str, Relation]
     filter_parameters: Mapping[str, Any]
@@ -60,6 +63,7 @@ class ToolSchema:
     output_schema: dict[str, Any] | None = None
     growing_filters: bool = False
     guessed_body: str | None = None
+    path_filled: frozenset[str] = frozenset()
 
     @cached_property
     def declared(self) -> frozenset[str]:
@@ -142,8 +146,13 @@ class SchemaBuilder:
         body = request_body(endpoint, view, auto, self._bodies)
         defs = dict(body.defs)
         url = _url_arguments(endpoint, auto, body, defs)
-        properties = {**url.properties, **body.properties}
-        required = [*url.required, *body.required]
+        names = {n: f"body_{n}" for n in url.path if n in body.properties}
+        filled = frozenset(names if endpoint.method == "PUT" else ())
+        fields = {names.get(n, n): n for n in body.properties}
+        properties = {a: body.properties[f] for a, f in fields.items()}
+        properties = {**url.properties, **properties}
+        kept = [names.get(n, n) for n in body.required if n not in filled]
+        required = [*url.required, *kept]
         record = self._record(endpoint, view, auto)
         record_fields = tuple((record or {}).get("properties") or ())
         growing = endpoint.kind == Kind.LIST and self._grows(endpoint, view)
@@ -164,7 +173,7 @@ class SchemaBuilder:
             summary=str(auto.get_summary() or "").strip(),
             path_arguments=url.path,
             query_arguments=url.query,
-            body_fields=tuple(body.properties),
+            body_fields=fields,
             body_argument=body.argument,
             relations=dict(body.relations),
             filter_parameters=url.filters,
@@ -174,6 +183,7 @@ class SchemaBuilder:
             output_schema=output_schema(endpoint, record),
             growing_filters=growing,
             guessed_body=body.guessed,
+            path_filled=filled,
         )
 
     def _grows(self, endpoint: Endpoint, view: Any) -> bool:
@@ -246,11 +256,10 @@ def _url_arguments(
     # spectacular renames {pk} to the model's pk name.
     variables = PATH_VARIABLE.findall(auto.path)
     for name, kwarg in zip(variables, endpoint.path_variables, strict=False):
-        argument = f"lookup_{name}" if name in body.properties else name
-        url.path[argument] = kwarg
+        url.path[name] = kwarg
         schema = parameter_schema(in_path.get(name), components, defs)
-        url.properties[argument] = schema or {"type": "string"}
-        url.required.append(argument)
+        url.properties[name] = schema or {"type": "string"}
+        url.required.append(name)
     paging = set()
     if endpoint.kind == Kind.LIST:
         paging = spectacular.pagination_parameters(auto)

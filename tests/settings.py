@@ -38,6 +38,8 @@ INSTALLED_APPS = [
     "tests.zoo",
     "tests.hosts.l10n",
     "tests.hosts.archive",
+    "guardian",
+    "tests.hosts.guarded",
 ]
 
 try:  # django-oauth-toolkit is optional: the OAuth tests skip without it
@@ -94,5 +96,14 @@ SPECTACULAR_SETTINGS = {"COMPONENT_SPLIT_REQUEST": True}
 # Most tests call as an anonymous user through viewsets without permission
 # classes; the tests of authentication switch this back on.
 FRISIAN_MCP: dict[str, object] = {"REQUIRE_AUTHENTICATION": False}
+
+# django-guardian's object permissions, as its hosts configure it. Its
+# anonymous user is off: it would add a user row to every test database, and
+# the guarded app's permission classes refuse anonymous callers first.
+AUTHENTICATION_BACKENDS = [
+    "django.contrib.auth.backends.ModelBackend",
+    "guardian.backends.ObjectPermissionBackend",
+]
+ANONYMOUS_USER_NAME = None
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -23,7 +23,7 @@ from demo_project.dcim.models import Site
 from demo_project.management.commands.seed_demo import DEMO_TOKEN
 from frisian_mcp.registry import reset_registry
 from frisian_mcp.schema import SchemaBuilder
-from frisian_mcp.testing import MCPError, MCPTestClient
+from frisian_mcp.testing import MCPTestClient
 
 pytestmark = pytest.mark.django_db
 
@@ -124,9 +124,10 @@ def test_a_stale_listing_never_lets_a_call_through(demo_data: None) -> None:
     assert DELETE_SITE in names(mcp)
     site = Site.objects.first()
     assert site is not None
-    with pytest.raises(MCPError) as info:
-        mcp.call_tool(DELETE_SITE, {"id": site.pk})
-    assert info.value.data["code"] == "unknown_tool"
+    # Still listed, so it answers as its view does (issue 18 item 9).
+    result = mcp.call_tool(DELETE_SITE, {"id": site.pk})
+    assert result["isError"]
+    assert result["structuredContent"]["error"]["code"] == "permission_denied"
     assert Site.objects.filter(pk=site.pk).exists()
 
 

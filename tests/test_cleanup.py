@@ -55,6 +55,13 @@ from tests.testapp.models import Book, CleanupNote, CleanupTicket, Publisher
 
 EMPTY = {str(pk) for pk in EMPTY_CONTACT_IDS}
 CONTACT_FIELDS = ("email", "first_name", "last_name", "phone", "notes")
+#: Generic relations that may point at any row: django-guardian's object
+#: permissions (installed for the guarded host app) and the test app's note.
+GENERIC = [
+    "guardian.GroupObjectPermission.content_object",
+    "guardian.UserObjectPermission.content_object",
+    "testapp.CleanupNote.target",
+]
 
 
 # -- a URLconf exposing CleanupTicket -----------------------------------------
@@ -261,12 +268,9 @@ def test_json_output_parses_and_matches(demo_data: None) -> None:
     models = {m["model"]: m for m in document["models"]}
     assert models["contacts.Contact"]["fields"] == dict.fromkeys(CONTACT_FIELDS, "''")
     assert models["contacts.Contact"]["created_field"] == "created_at"
-    assert models["contacts.Contact"]["references"] == ["testapp.CleanupNote.target"]
+    assert models["contacts.Contact"]["references"] == GENERIC
     assert models["dcim.Device"]["skipped"] == "field site always holds a value"
-    assert models["dcim.Site"]["references"] == [
-        "dcim.Device.site",
-        "testapp.CleanupNote.target",
-    ]
+    assert models["dcim.Site"]["references"] == ["dcim.Device.site", *GENERIC]
     assert document["errors"] == []
     assert document["unmatched_ids"] == []
 
@@ -431,10 +435,7 @@ def test_ticket_rules_generated_values_and_serializer_defaults(
         "opened": "generated default (now)",
         "reference": "generated default (uuid4)",
     }
-    assert plan["references"] == [
-        "testapp.CleanupTicket.parent",
-        "testapp.CleanupNote.target",
-    ]
+    assert plan["references"] == ["testapp.CleanupTicket.parent", *GENERIC]
     assert plan["created_field"] is None
 
     run("--model", "testapp.CleanupTicket", "--delete", "--yes")
@@ -625,7 +626,7 @@ def test_verbosity_2_explains_each_model(demo_data: None) -> None:
     assert (
         "dcim.Site: empty when name = ''; slug = ''; description = ''. "
         "Not content: none. References checked: dcim.Device.site, "
-        "testapp.CleanupNote.target." in out
+        f"{', '.join(GENERIC)}." in out
     )
 
 

@@ -190,7 +190,7 @@ def test_a_nested_route_scopes_by_its_path_variable(
     assert listed["structuredContent"]["results"] == rest["results"]
     assert names(rest["results"]) == ["Alpha", "Beta", "Delta"]
     created = mcp.call_tool(
-        "countries__publishers__create", {"lookup_country": "DE", "name": "Zeta"}
+        "countries__publishers__create", {"country": "DE", "name": "Zeta"}
     )
     assert created["structuredContent"]["country"] == "DE"
     assert Publisher.objects.get(name="Zeta").country == "DE"
