@@ -151,9 +151,7 @@ def test_a_guessed_body_refuses_the_key_rest_takes() -> None:
     mcp = MCPTestClient()
     mcp.initialize()
     with pytest.raises(MCPError) as info:
-        mcp.call_tool(
-            "projects__languages", {"lookup_slug": "docs", "language_code": "de"}
-        )
+        mcp.call_tool("projects__languages", {"slug": "docs", "language_code": "de"})
     assert info.value.data["code"] == "unknown_argument"
     assert rows()["languages"] == []
 
@@ -164,7 +162,7 @@ def test_host_400_for_an_undeclared_key_says_the_schema_is_incomplete() -> None:
     mcp = MCPTestClient()
     mcp.initialize()
     with pytest.raises(MCPError) as info:
-        mcp.call_tool("projects__languages", {"lookup_slug": "docs"})
+        mcp.call_tool("projects__languages", {"slug": "docs"})
     error = info.value.data
     assert info.value.code == -32602
     assert error["code"] == "validation_failed"

@@ -61,7 +61,11 @@ def sign_in(kind: str) -> Client:
     if kind == "manager":
         codenames = ("add_project", "change_project", "add_language")
         for codename in codenames:
-            user.user_permissions.add(Permission.objects.get(codename=codename))
+            user.user_permissions.add(
+                Permission.objects.get(
+                    content_type__app_label="guarded", codename=codename
+                )
+            )
     if kind == "maintainer":
         alpha = Project.objects.get(slug="alpha")
         for codename in ("view_project", "change_project"):
