@@ -1,7 +1,9 @@
 """System checks for frisian_mcp's settings and tool surface.
 
 Ids are ``frisian_mcp.E0xx`` (errors) and ``frisian_mcp.W0xx`` (warnings),
-never reused; ``docs/checks.md`` lists every one with its fix.
+never reused; ``docs/checks.md`` lists every one with its fix. Building every
+tool's schema is asked for (``check --deploy``, tag ``frisian_mcp_schemas``);
+every ``manage.py`` command runs only the cheap checks (ADR 0013).
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.core import checks
@@ -24,9 +26,13 @@ from frisian_mcp.conf import (
     mcp_settings,
 )
 from frisian_mcp.discovery import VIEWSET_OPTION_KEYS
-from frisian_mcp.exceptions import DISCOVERY_ERRORS, ConfigurationError
+from frisian_mcp.exceptions import ConfigurationError, HostError, host_call
 
-__all__ = ["check_oauth", "check_settings", "check_tools"]
+if TYPE_CHECKING:
+    from frisian_mcp.registry import ToolRegistry
+    from frisian_mcp.types import SchemaProblem
+
+__all__ = ["check_oauth", "check_schemas", "check_settings", "check_tools"]
 
 _POSITIVE_INTS = (
     "MAX_REQUEST_BYTES",
@@ -275,11 +281,30 @@ def _endpoint_mounted() -> bool:
     return False
 
 
+def _registry(messages: list[checks.CheckMessage]) -> ToolRegistry | None:
+    """The tools as discovered now; ``None`` on bad settings or E008."""
+    from frisian_mcp.registry import ToolRegistry
+
+    if check_settings():
+        return None
+    try:
+        return ToolRegistry.from_settings(log=False)
+    except HostError as exc:
+        messages.append(
+            checks.Error(
+                f"frisian_mcp could not discover the API's endpoints: {exc}",
+                hint="Check the URLconf and FRISIAN_MCP['DISCOVERY_BACKEND'].",
+                id="frisian_mcp.E008",
+            )
+        )
+        return None
+
+
 @checks.register(checks.Tags.urls)
 def check_tools(
     app_configs: Iterable[Any] | None = None, **kwargs: Any
 ) -> list[checks.CheckMessage]:
-    """Check that the endpoint is mounted and the tool names are sound."""
+    """Check the mount, discovery and tool names; build no schema."""
     messages: list[checks.CheckMessage] = []
     if not _endpoint_mounted():
         messages.append(
@@ -289,21 +314,8 @@ def check_tools(
                 id="frisian_mcp.W001",
             )
         )
-    if check_settings():
-        return messages
-    from frisian_mcp.registry import ToolRegistry
-
-    try:
-        registry = ToolRegistry.from_settings()
-    except DISCOVERY_ERRORS as exc:
-        messages.append(
-            checks.Error(
-                "frisian_mcp could not discover the API's endpoints: "
-                f"{type(exc).__name__}: {exc}",
-                hint="Check the URLconf and FRISIAN_MCP['DISCOVERY_BACKEND'].",
-                id="frisian_mcp.E008",
-            )
-        )
+    registry = _registry(messages)
+    if registry is None:
         return messages
     for name in registry.clashes:
         messages.append(
@@ -314,21 +326,47 @@ def check_tools(
             )
         )
     messages.extend(_check_version(registry))
+    return messages + _left_out(registry.problems)  # views discovery could not read
+
+
+@checks.register("frisian_mcp_schemas", deploy=True)
+def check_schemas(
+    app_configs: Iterable[Any] | None = None, **kwargs: Any
+) -> list[checks.CheckMessage]:
+    """Build every tool's schema: W003 for each view whose code fails.
+
+    ``check --deploy`` runs it (with ``--tag frisian_mcp_schemas``, alone).
+    Checks of one built schema go in the loop below.
+    """
+    messages: list[checks.CheckMessage] = []  # E008 also when run alone
+    registry = _registry(messages)
+    if registry is None:
+        return messages
+    known = len(registry.problems)  # discovery's, which check_tools reports
     for tool in registry:
         tool.schema  # noqa: B018 - building it records what fails
-    for problem in registry.problems:
-        outcome = "is left out" if problem.fatal else "has a degraded schema"
-        messages.append(
-            checks.Warning(
-                f"The tool for {problem.view}.{problem.action} {outcome}: "
-                f"{problem.error} while its schema was built: {problem.detail}",
-                hint="Fix the view, serializer or schema extension, or exclude the "
-                "tool with FRISIAN_MCP['EXCLUDE']; every other tool is served.",
-                obj=problem.view,
-                id="frisian_mcp.W003",
-            )
+    return _left_out(registry.problems[known:])
+
+
+def _left_out(problems: Sequence[SchemaProblem]) -> list[checks.CheckMessage]:
+    """W003: one per view and failure, naming the tools it left out or degraded."""
+    found: dict[tuple[str, str, str], dict[str, list[str]]] = {}
+    for p in problems:
+        outcomes = found.setdefault((p.view, p.error, p.detail), {})
+        outcomes.setdefault("left out" if p.fatal else "degraded", []).append(p.action)
+    return [
+        checks.Warning(
+            f"{view} raised {error} while its tools were built ({detail}); "
+            + "; ".join(
+                f"{k}: {', '.join(sorted(v))}" for k, v in sorted(tools.items())
+            ),
+            hint="Fix the view, serializer or schema extension, or exclude the "
+            "tools with FRISIAN_MCP['EXCLUDE']; every other tool is served.",
+            obj=view,
+            id="frisian_mcp.W003",
         )
-    return messages
+        for (view, error, detail), tools in found.items()
+    ]
 
 
 def _check_version(registry: Any) -> list[checks.CheckMessage]:
@@ -336,11 +374,16 @@ def _check_version(registry: Any) -> list[checks.CheckMessage]:
     from frisian_mcp.routing import pinned_version
 
     refusing = {}
-    for tool in registry:
-        view = tool.endpoint.view_class
-        pinned = pinned_version(view)
-        if pinned and not pinned[0]().is_allowed_version(pinned[1]):
-            refusing[f"{view.__module__}.{view.__qualname__}"] = pinned[0]
+    for view in {tool.endpoint.view_class for tool in registry}:
+        if not (pinned := pinned_version(view)):
+            continue
+        try:
+            allows = host_call(pinned[0]).is_allowed_version
+            if host_call(allows, pinned[1]):
+                continue
+        except HostError:
+            continue  # the host's versioning fails: its schemas report it
+        refusing[f"{view.__module__}.{view.__qualname__}"] = pinned[0]
     return [
         checks.Warning(
             f"{name} does not allow {SETTINGS_NAME}['API_VERSION']: "

@@ -1,0 +1,23 @@
+"""The host's serializers: its devices' and a plugin's."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from tests.zoo.models import Device
+
+
+class DeviceSerializer(serializers.ModelSerializer[Device]):
+    class Meta:
+        model = Device
+        fields = ("id", "name", "device_type", "status")
+
+
+class SyncSerializer(serializers.Serializer[Any]):
+    """A synchronisation run."""
+
+    source = serializers.ChoiceField(choices=["cmdb", "ipam"])  # type: ignore[assignment]
+    dry_run = serializers.BooleanField(default=False)
+    devices = serializers.IntegerField(read_only=True)
