@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import inspect
 import logging
+import types
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -22,6 +23,7 @@ from drf_spectacular.plumbing import (
     modify_for_versioning,
 )
 from drf_spectacular.settings import patched_settings, spectacular_settings
+from rest_framework.generics import GenericAPIView
 from rest_framework.versioning import NamespaceVersioning
 
 from frisian_mcp.exceptions import HostError, host_call
@@ -94,6 +96,7 @@ def make_view(
         )
     request.version = version
     request.versioning_scheme = host_call(versioning) if versioning else None
+    _give_serializer_methods(view)
     _lighten(view)
     return view
 
@@ -167,6 +170,22 @@ def declared_request(auto: AutoSchema) -> bool:
     declared = host_call(lambda: force_instance(auto.get_request_serializer()))
     inferred = host_call(lambda: force_instance(auto._get_serializer()))
     return type(declared) is not type(inferred)
+
+
+def _give_serializer_methods(view: Any) -> None:
+    """Give a plain view with a ``serializer_class`` GenericAPIView's methods.
+
+    Host schema classes call ``get_serializer_class()`` on every view, and
+    spectacular hands such a view's class, not an instance, to the
+    host's ``get_request_serializer``. REST serves the view as it is; the
+    throwaway view only answers the schema's questions.
+    """
+    if isinstance(view, GenericAPIView) or not getattr(view, "serializer_class", None):
+        return
+    for name in ("get_serializer_class", "get_serializer", "get_serializer_context"):
+        if getattr(view, name, None) is None:
+            method = getattr(GenericAPIView, name)
+            setattr(view, name, types.MethodType(method, view))
 
 
 def _lighten(view: Any) -> None:

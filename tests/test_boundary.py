@@ -1,8 +1,8 @@
-"""The boundary into host code (issue 18 item 11, ADR 0013).
+"""The boundary into host code (issue 18 items 11 and 15, ADR 0013).
 
-``tests.hosts.inventory`` is a network-inventory host: its own schema class
-and plugin views whose code raises ``RuntimeError`` while their tools are
-discovered or their schemas built. What the host's code raises
+``tests.hosts.inventory`` is a network-inventory host: its own schema class,
+plugin views on plain ``ViewSet``\\ s, and a plugin view whose code raises
+``RuntimeError`` while its schema is built. What the host's code raises
 leaves that view's tools out with one warning; it never takes down
 ``check``, ``migrate``, a listing or ``help``. What frisian_mcp's own code
 raises is a bug and fails loudly, never passing for a host tool left out.
@@ -10,6 +10,7 @@ raises is a bug and fails loudly, never passing for a host tool left out.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Iterator
 from io import StringIO
@@ -18,16 +19,25 @@ from typing import Any
 import pytest
 from django.conf import settings
 from django.core.management import call_command
-from django.test import override_settings
+from django.test import Client, override_settings
 
 from frisian_mcp.checks import check_schemas, check_tools
 from frisian_mcp.schema import SchemaBuilder
 from frisian_mcp.testing import MCPError, MCPTestClient
 from tests.hosts.inventory.schema import InventoryAutoSchema
-from tests.zoo.models import Device
+from tests.zoo.models import Device, DeviceType, Manufacturer
 
 BROKEN = "tests.hosts.inventory.views.BrokenPluginViewSet"
 LEGACY = "tests.hosts.inventory.views.LegacyView"
+#: The tools of the plain plugin ViewSets (3 of 4 were left out before).
+PLUGIN_TOOLS = {
+    "plugins__audit__list",
+    "plugins__export__retrieve",
+    "plugins__export__run",
+    "plugins__health__list",
+    "plugins__sync__create",
+    "plugins__sync__list",
+}
 #: What the broken plugin's failure leaves out: the tools needing its body.
 LEFT_OUT = {
     "plugins__broken__create",
@@ -69,6 +79,13 @@ def builds(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return built
 
 
+@pytest.fixture
+def device(db: None) -> Device:
+    acme = Manufacturer.objects.create(name="Acme", slug="acme")
+    switch = DeviceType.objects.create(manufacturer=acme, model="X1", slug="x1")
+    return Device.objects.create(name="core-1", device_type=switch, locked=True)
+
+
 def client() -> MCPTestClient:
     mcp = MCPTestClient()
     mcp.initialize()
@@ -84,7 +101,7 @@ def test_a_plugin_raising_runtime_error_leaves_only_its_tools_out() -> None:
     names = {tool["name"] for tool in mcp.list_tools()}
     assert names.isdisjoint(LEFT_OUT)
     assert not any(name.startswith("plugins__legacy") for name in names)
-    assert {"dcim__devices__create", "plugins__broken__list"} <= names
+    assert PLUGIN_TOOLS | {"dcim__devices__create", "plugins__broken__list"} <= names
     with pytest.raises(MCPError) as info:
         mcp.call_tool("plugins__broken__create", {"name": "x"})
     assert info.value.code == -32602
@@ -101,7 +118,7 @@ def test_a_dispatchers_listing_and_help_survive_the_plugin() -> None:
         broken = mcp.call_tool("zoo", {"help": True, "resource": "plugins__broken"})
         with pytest.raises(MCPError) as info:
             mcp.call_tool("zoo", {"resource": "plugins__broken", "action": "create"})
-    assert names == ["zoo"]
+    assert names == ["plugins", "zoo"]
     assert "plugins__broken" in overview["resources"]
     actions = broken["structuredContent"]["help"]["actions"]
     assert {"list", "retrieve", "destroy"} <= set(actions)
@@ -219,3 +236,73 @@ def test_a_bug_in_frisian_mcp_is_no_host_tool_left_out(
     assert info.value.code == -32603  # an internal error, never a shorter list
     with pytest.raises(AttributeError, match="own bug"):
         check_schemas()
+
+
+# --- item 15: plain ViewSets with a serializer_class ----------------------------
+
+
+def test_plain_viewsets_are_tools_under_the_hosts_schema_class() -> None:
+    assert [m.obj for m in check_schemas()] == [BROKEN]
+    tools = {tool["name"]: tool for tool in client().list_tools()}
+    assert set(tools) >= PLUGIN_TOOLS
+    sync = tools["plugins__sync__create"]["inputSchema"]
+    assert sync["required"] == ["source"]
+    assert sync["properties"]["source"]["enum"] == ["cmdb", "ipam"]
+    assert "devices" not in sync["properties"]  # read-only
+    run = tools["plugins__export__run"]["inputSchema"]
+    assert run["properties"]["target"]["enum"] == ["csv", "yaml"]
+    # The host words a missing docstring from view.get_serializer_class().
+    assert tools["plugins__audit__list"]["description"].endswith("Get devices.")
+
+
+def rest(method: str, path: str, body: Any = None) -> tuple[int, Any]:
+    response = (
+        getattr(Client(), method)(
+            path, json.dumps(body), content_type="application/json"
+        )
+        if body is not None
+        else getattr(Client(), method)(path)
+    )
+    return response.status_code, response.json()
+
+
+def test_plain_viewsets_answer_as_rest_does(device: Device) -> None:
+    mcp = client()
+    status, created = rest("post", "/api/plugins/sync/", {"source": "ipam"})
+    assert status == 201
+    assert (
+        mcp.call_tool("plugins__sync__create", {"source": "ipam"})["structuredContent"]
+        == created
+        == {"source": "ipam", "dry_run": False, "devices": 1}
+    )
+    status, ran = rest(
+        "post", f"/api/plugins/export/{device.pk}/run/", {"target": "csv"}
+    )
+    assert status == 200
+    called = mcp.call_tool(
+        "plugins__export__run", {"id": str(device.pk), "target": "csv"}
+    )
+    assert called["structuredContent"] == ran
+    status, export = rest("get", f"/api/plugins/export/{device.pk}/")
+    called = mcp.call_tool("plugins__export__retrieve", {"id": str(device.pk)})
+    assert (
+        called["structuredContent"] == export == {"name": "core-1", "status": "active"}
+    )
+    status, audit = rest("get", "/api/plugins/audit/")
+    listed = mcp.call_tool("plugins__audit__list", {})["structuredContent"]
+    assert (
+        listed["results"]
+        == audit
+        == [{"id": device.pk, "name": "core-1", "locked": True}]
+    )
+
+
+def test_a_plain_viewset_refuses_what_its_serializer_refuses(device: Device) -> None:
+    status, _ = rest("post", "/api/plugins/sync/", {"source": "dns"})
+    assert status == 400
+    with pytest.raises(MCPError) as info:
+        client().call_tool("plugins__sync__create", {"source": "dns"})
+    assert info.value.code == -32602
+    assert info.value.data["code"] == "invalid_argument"
+    assert [f["field"] for f in info.value.data["fields"]] == ["source"]
+    assert list(Device.objects.values_list("name", flat=True)) == ["core-1"]

@@ -4,8 +4,9 @@
   reads the fields of every write's serializer (a "writable" twin without
   read-only fields, as NetBox's ``NetBoxAutoSchema`` builds) and words a
   missing description from ``view.get_serializer_class()``.
-* ``views``: plugin views whose code raises ``RuntimeError`` while their
-  tools are discovered or their schemas built.
+* ``views``: plugin views on plain ``ViewSet``\\ s with a ``serializer_class``
+  (no ``get_serializer()``, no ``queryset``), and a plugin view whose code
+  raises ``RuntimeError`` while its schema is built.
 
 The URLconf (``urls``) mounts them under ``/api/`` and ``/mcp``; the tests
 switch ``DEFAULT_SCHEMA_CLASS`` to the host's with ``override_settings``.

@@ -1,4 +1,4 @@
-"""The host's serializers: its devices' and a plugin's."""
+"""The host's serializers: its devices' and its plugins'."""
 
 from __future__ import annotations
 
@@ -21,3 +21,20 @@ class SyncSerializer(serializers.Serializer[Any]):
     source = serializers.ChoiceField(choices=["cmdb", "ipam"])  # type: ignore[assignment]
     dry_run = serializers.BooleanField(default=False)
     devices = serializers.IntegerField(read_only=True)
+
+
+class AuditSerializer(serializers.ModelSerializer[Device]):
+    class Meta:
+        model = Device
+        fields = ("id", "name", "locked")
+
+
+class ExportSerializer(serializers.Serializer[Any]):
+    name = serializers.CharField(read_only=True)
+    status = serializers.CharField(read_only=True)
+
+
+class ExportRunSerializer(serializers.Serializer[Any]):
+    """What an export of one device writes."""
+
+    target = serializers.ChoiceField(choices=["csv", "yaml"])

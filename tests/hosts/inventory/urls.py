@@ -9,6 +9,10 @@ from tests.hosts.inventory import views
 
 router = SimpleRouter()
 router.register("dcim/devices", views.DeviceViewSet, basename="device")
+router.register("plugins/sync", views.SyncViewSet, basename="sync")
+router.register("plugins/audit", views.AuditViewSet, basename="audit")
+router.register("plugins/export", views.ExportViewSet, basename="export")
+router.register("plugins/health", views.HealthViewSet, basename="health")
 router.register("plugins/broken", views.BrokenPluginViewSet, basename="broken")
 
 urlpatterns = [
