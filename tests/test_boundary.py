@@ -1,11 +1,12 @@
 """The boundary into host code (issue 18 items 11 and 15, ADR 0013).
 
-``tests.hosts.inventory`` is a network-inventory host: its own schema class,
-plugin views on plain ``ViewSet``\\ s, and a plugin view whose code raises
-``RuntimeError`` while its schema is built. What the host's code raises
-leaves that view's tools out with one warning; it never takes down
-``check``, ``migrate``, a listing or ``help``. What frisian_mcp's own code
-raises is a bug and fails loudly, never passing for a host tool left out.
+``tests.hosts.inventory`` is a network-inventory host: its own schema class
+and field extension, plugin views on plain ``ViewSet``\\ s, and plugin views
+whose code raises ``RuntimeError`` while their tools are discovered or their
+schemas built. What the host's code raises leaves that view's tools out with
+one warning; it never takes down ``check``, ``migrate``, a listing or
+``help``. What frisian_mcp's own code raises is a bug and fails loudly, never
+passing for a host tool left out.
 """
 
 from __future__ import annotations
@@ -20,11 +21,13 @@ import pytest
 from django.conf import settings
 from django.core.management import call_command
 from django.test import Client, override_settings
+from django_filters.rest_framework import DjangoFilterBackend
 
 from frisian_mcp.checks import check_schemas, check_tools
 from frisian_mcp.schema import SchemaBuilder
 from frisian_mcp.testing import MCPError, MCPTestClient
-from tests.hosts.inventory.schema import InventoryAutoSchema
+from tests.hosts.inventory.schema import CustomFieldsExtension, InventoryAutoSchema
+from tests.hosts.inventory.serializers import DeviceSerializer
 from tests.zoo.models import Device, DeviceType, Manufacturer
 
 BROKEN = "tests.hosts.inventory.views.BrokenPluginViewSet"
@@ -38,6 +41,7 @@ PLUGIN_TOOLS = {
     "plugins__sync__create",
     "plugins__sync__list",
 }
+CRUD = ("create", "destroy", "list", "partial_update", "retrieve", "update")
 #: What the broken plugin's failure leaves out: the tools needing its body.
 LEFT_OUT = {
     "plugins__broken__create",
@@ -214,6 +218,44 @@ def test_a_host_description_that_fails_degrades_only_the_description(
         "tools were built (no description without a request); degraded: create, "
         "destroy, list, partial_update, retrieve, update"
     ]
+
+
+def _raise(*args: Any, **kwargs: Any) -> Any:
+    raise RuntimeError("the host's code failed")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("host_code", "left_out", "degraded"),
+    [
+        (
+            (DeviceSerializer, "get_fields"),
+            {"create", "partial_update", "update"},
+            {"list", "retrieve"},
+        ),
+        (
+            (CustomFieldsExtension, "map_serializer_field"),
+            {"create", "partial_update", "update"},
+            {"list", "retrieve"},
+        ),
+        ((DjangoFilterBackend, "get_filterset_class"), {"list"}, set()),
+    ],
+    ids=["serializer", "field-extension", "filter-set"],
+)
+def test_any_host_code_that_fails_leaves_out_only_the_tools_it_breaks(
+    host_code: tuple[type[Any], str],
+    left_out: set[str],
+    degraded: set[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(*host_code, _raise)
+    names = {tool["name"] for tool in client().list_tools()}
+    devices = {n.rpartition("__")[2] for n in names if n.startswith("dcim__devices")}
+    assert devices == set(CRUD) - left_out
+    (warning,) = [m.msg for m in check_schemas() if "DeviceViewSet" in m.msg]
+    assert "DeviceViewSet raised RuntimeError" in warning
+    assert f"left out: {', '.join(sorted(left_out))}" in warning
+    assert ("degraded: " in warning) == bool(degraded)
 
 
 # --- item 11: frisian_mcp's own code fails --------------------------------------

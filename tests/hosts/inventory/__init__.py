@@ -4,6 +4,7 @@
   reads the fields of every write's serializer (a "writable" twin without
   read-only fields, as NetBox's ``NetBoxAutoSchema`` builds) and words a
   missing description from ``view.get_serializer_class()``.
+  ``schema.CustomFieldsExtension`` is its field-level spectacular extension.
 * ``views``: plugin views on plain ``ViewSet``\\ s with a ``serializer_class``
   (no ``get_serializer()``, no ``queryset``), and a plugin view whose code
   raises ``RuntimeError`` while its schema is built.

@@ -1,9 +1,10 @@
-"""The host's own schema class (its ``DEFAULT_SCHEMA_CLASS``)."""
+"""The host's own schema class (its ``DEFAULT_SCHEMA_CLASS``), and an extension."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.plumbing import get_doc
 
@@ -35,3 +36,12 @@ class InventoryAutoSchema(AutoSchema):
         view: Any = self.view  # generic, in the host's own API
         model = view.get_serializer_class().Meta.model
         return f"{self.method.capitalize()} {model._meta.verbose_name_plural}."
+
+
+class CustomFieldsExtension(OpenApiSerializerFieldExtension):
+    """The host's custom fields: an object of any keys."""
+
+    target_class = "tests.hosts.inventory.serializers.CustomFieldsField"
+
+    def map_serializer_field(self, auto_schema: Any, direction: str) -> Any:
+        return {"type": "object", "additionalProperties": True}

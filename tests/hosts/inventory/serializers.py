@@ -6,13 +6,20 @@ from typing import Any
 
 from rest_framework import serializers
 
+from tests.hosts.inventory import schema  # noqa: F401 - registers the extension
 from tests.zoo.models import Device
 
 
+class CustomFieldsField(serializers.JSONField):
+    """The ``custom_fields`` object; ``schema.CustomFieldsExtension`` maps it."""
+
+
 class DeviceSerializer(serializers.ModelSerializer[Device]):
+    custom_fields = CustomFieldsField(required=False)
+
     class Meta:
         model = Device
-        fields = ("id", "name", "device_type", "status")
+        fields = ("id", "name", "device_type", "status", "custom_fields")
 
 
 class SyncSerializer(serializers.Serializer[Any]):

@@ -33,6 +33,7 @@ class DeviceViewSet(viewsets.ModelViewSet[Device]):
 
     queryset = Device.objects.order_by("pk")
     serializer_class = DeviceSerializer
+    filterset_fields = ("status",)
 
 
 class SyncViewSet(viewsets.ViewSet):
