@@ -3,7 +3,7 @@
 Ids are ``frisian_mcp.E0xx`` (errors) and ``frisian_mcp.W0xx`` (warnings),
 never reused; ``docs/checks.md`` lists every one with its fix. Building every
 tool's schema is asked for (``check --deploy``, tag ``frisian_mcp_schemas``);
-every ``manage.py`` command runs only the cheap checks (ADR 0013).
+every ``manage.py`` command runs only the cheap checks (ADR 0015).
 """
 
 from __future__ import annotations

@@ -65,7 +65,7 @@ class BaseDiscoveryBackend:
     Subclasses implement :meth:`get_endpoints` and may override
     :meth:`get_tool_name`; both must be deterministic so ``tools/list`` is
     the same in every process. ``problems`` lists the views whose code kept
-    discovery from reading their methods (ADR 0013).
+    discovery from reading their methods (ADR 0015).
     """
 
     def __init__(self) -> None:

@@ -7,7 +7,7 @@
     ├── SchemaError        a serializer field has no mapping (policy RAISE)
     ├── CleanupError       a cleanup delete that would remove more than asked
     ├── HostError          the host's code raised while frisian_mcp inspected
-    │                      it (:func:`host_call`, ADR 0013)
+    │                      it (:func:`host_call`, ADR 0015)
     ├── JSONRPCError       -> a JSON-RPC error object: ParseError -32700,
     │                      InvalidRequest -32600, MethodNotFound -32601,
     │                      InvalidParams -32602, InternalError -32603,
@@ -88,7 +88,7 @@ class HostError(FrisianMCPError):
 
 
 def host_call(call: Callable[..., _T], /, *args: Any, **kwargs: Any) -> _T:
-    """``call(*args, **kwargs)``, a call into the host's code (ADR 0013).
+    """``call(*args, **kwargs)``, a call into the host's code (ADR 0015).
 
     Whatever the host's views, serializers, filter sets, schema classes or
     extensions raise becomes :class:`HostError`, the one exception the code

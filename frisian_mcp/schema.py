@@ -2,7 +2,7 @@
 
 The view's ``AutoSchema`` (:mod:`~frisian_mcp.spectacular`) maps the
 parameters, the request body and the record a stock action returns. What the
-host's code raises (:class:`HostError`) is a :class:`SchemaProblem` (ADR 0013).
+host's code raises (:class:`HostError`) is a :class:`SchemaProblem` (ADR 0015).
 """
 
 from __future__ import annotations

@@ -204,7 +204,7 @@ class Endpoint:
 
 @dataclass(frozen=True)
 class SchemaProblem:
-    """The host's code failed for a tool (ADR 0010, 0013); ``fatal``: left out.
+    """The host's code failed for a tool (ADR 0010, 0015); ``fatal``: left out.
 
     ``action`` is ``"every action"`` when discovery could not read them.
     """

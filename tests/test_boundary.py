@@ -1,4 +1,4 @@
-"""The boundary into host code (issue 18 items 11 and 15, ADR 0013).
+"""The boundary into host code (issue 18 items 11 and 15, ADR 0015).
 
 ``tests.hosts.inventory`` is a network-inventory host: its own schema class
 and field extension, plugin views on plain ``ViewSet``\\ s, and plugin views
