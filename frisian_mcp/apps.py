@@ -20,6 +20,6 @@ class FrisianMCPConfig(AppConfig):
         cached tool lists stale: web workers before their first request,
         task workers and management commands too.
         """
-        from frisian_mcp import cache, checks  # noqa: F401
+        from frisian_mcp import cache, checks, oauth_checks  # noqa: F401
 
         cache.watch_permissions()

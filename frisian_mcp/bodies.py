@@ -25,7 +25,7 @@ from rest_framework import serializers
 
 from frisian_mcp import spectacular
 from frisian_mcp.discovery import query_parameter, viewset_option
-from frisian_mcp.exceptions import ConfigurationError
+from frisian_mcp.exceptions import ConfigurationError, host_call
 from frisian_mcp.jsonschema import drop_required, schema_problem, to_json_schema
 from frisian_mcp.relations import Relation, argument_schema
 from frisian_mcp.types import Endpoint, Kind
@@ -225,16 +225,17 @@ def _body(view: Any, auto: AutoSchema, serializer: Any, cache: Bodies) -> BodySc
 def _map_serializer(serializer: Any, auto: AutoSchema) -> BodySchema:
     defs: dict[str, Any] = {}
     if isinstance(serializer, serializers.ListSerializer):
-        child = force_instance(serializer.child)
-        component = auto.resolve_serializer(child, "request")
+        child = host_call(force_instance, serializer.child)
+        component = host_call(auto.resolve_serializer, child, "request")
         items = to_json_schema(component.ref or {}, spectacular.components(auto), defs)
         array = {"body": {"type": "array", "items": items}}
         return BodySchema(array, ("body",), argument="body", defs=defs)
-    component = auto.resolve_serializer(serializer, "request")
+    component = host_call(auto.resolve_serializer, serializer, "request")
     if component.schema is None:
         return BodySchema()
     schema = to_json_schema(component.schema, spectacular.components(auto), defs)
-    fields = {n: f for n, f in serializer.fields.items() if not f.read_only}
+    found = host_call(lambda: list(serializer.fields.items()))
+    fields = {n: f for n, f in found if not f.read_only}
     properties: dict[str, Any] = {}
     relations: dict[str, Relation] = {}
     for name, prop in (schema.get("properties") or {}).items():

@@ -1,7 +1,9 @@
 """System checks for frisian_mcp's settings and tool surface.
 
 Ids are ``frisian_mcp.E0xx`` (errors) and ``frisian_mcp.W0xx`` (warnings),
-never reused; ``docs/checks.md`` lists every one with its fix.
+never reused; ``docs/checks.md`` lists every one with its fix. Building every
+tool's schema is asked for (``check --deploy``, tag ``frisian_mcp_schemas``);
+every ``manage.py`` command runs only the cheap checks (ADR 0015).
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django import urls
 from django.conf import settings
@@ -25,13 +27,13 @@ from frisian_mcp.conf import (
     mcp_settings,
 )
 from frisian_mcp.discovery import VIEWSET_OPTION_KEYS
-from frisian_mcp.exceptions import DISCOVERY_ERRORS, ConfigurationError
+from frisian_mcp.exceptions import ConfigurationError, HostError, host_call
 
-__all__ = [
-    "check_oauth",
-    "check_settings",
-    "check_tools",
-]
+if TYPE_CHECKING:
+    from frisian_mcp.registry import ToolRegistry
+    from frisian_mcp.types import SchemaProblem
+
+__all__ = ["check_schemas", "check_settings", "check_tools"]
 
 _POSITIVE_INTS = (
     "MAX_REQUEST_BYTES",
@@ -230,62 +232,6 @@ def _permission_models(labels: Any) -> list[str]:
     return []
 
 
-@checks.register(checks.Tags.security)
-def check_oauth(
-    app_configs: Iterable[Any] | None = None, **kwargs: Any
-) -> list[checks.CheckMessage]:
-    """Check ``OAUTH``: its shape, HTTPS, issuers and where tokens are read."""
-    from frisian_mcp import oauth
-
-    if check_settings():
-        return []
-    try:
-        config = oauth.get_config()
-    except ConfigurationError as exc:
-        hint = "See docs/authorization.md for the keys of OAUTH."
-        return [checks.Error(str(exc), hint=hint, id="frisian_mcp.E009")]
-    if config is None:
-        return []
-    messages: list[checks.CheckMessage] = []
-    if not config.resource.startswith("https://") and not settings.DEBUG:
-        messages.append(
-            checks.Warning(
-                f"{SETTINGS_NAME}['OAUTH']['RESOURCE'] is not an https URL.",
-                hint="Bearer tokens must travel over TLS only: serve the endpoint "
-                "over HTTPS and name its https URL.",
-                id="frisian_mcp.W004",
-            )
-        )
-    if not config.authorization_servers:
-        messages.append(
-            checks.Warning(
-                f"{SETTINGS_NAME}['OAUTH'] names no AUTHORIZATION_SERVERS.",
-                hint="List the issuer URL of the server that issues the tokens; "
-                "clients find it in the resource metadata (RFC 9728).",
-                id="frisian_mcp.W005",
-            )
-        )
-    from rest_framework.settings import api_settings
-
-    classes: Sequence[Any] = (
-        mcp_settings.AUTHENTICATION_CLASSES
-        or api_settings.DEFAULT_AUTHENTICATION_CLASSES
-    )
-    if not any(
-        isinstance(c, type) and issubclass(c, oauth.BearerTokenAuthentication)
-        for c in classes
-    ):
-        messages.append(
-            checks.Warning(
-                "OAUTH is set but no authentication class reads bearer tokens.",
-                hint='Add "frisian_mcp.oauth.BearerTokenAuthentication" to '
-                'REST_FRAMEWORK["DEFAULT_AUTHENTICATION_CLASSES"] (docs/authorization.md).',
-                id="frisian_mcp.W006",
-            )
-        )
-    return messages
-
-
 def _endpoint_mounts() -> list[str]:
     """The URL name of each ``MCPView`` pattern, with its namespaces."""
     from frisian_mcp.views import MCPView
@@ -330,6 +276,25 @@ def _check_mounts(names: list[str]) -> list[checks.CheckMessage]:
     return messages
 
 
+def _registry(messages: list[checks.CheckMessage]) -> ToolRegistry | None:
+    """The tools as discovered now; ``None`` on bad settings or E008."""
+    from frisian_mcp.registry import ToolRegistry
+
+    if check_settings():
+        return None
+    try:
+        return ToolRegistry.from_settings(log=False)
+    except HostError as exc:
+        messages.append(
+            checks.Error(
+                f"frisian_mcp could not discover the API's endpoints: {exc}",
+                hint="Check the URLconf and FRISIAN_MCP['DISCOVERY_BACKEND'].",
+                id="frisian_mcp.E008",
+            )
+        )
+        return None
+
+
 @checks.register(checks.Tags.urls)
 def check_tools(
     app_configs: Iterable[Any] | None = None, **kwargs: Any
@@ -345,21 +310,8 @@ def check_tools(
                 id="frisian_mcp.W001",
             )
         )
-    if check_settings():
-        return messages
-    from frisian_mcp.registry import ToolRegistry
-
-    try:
-        registry = ToolRegistry.from_settings()
-    except DISCOVERY_ERRORS as exc:
-        messages.append(
-            checks.Error(
-                "frisian_mcp could not discover the API's endpoints: "
-                f"{type(exc).__name__}: {exc}",
-                hint="Check the URLconf and FRISIAN_MCP['DISCOVERY_BACKEND'].",
-                id="frisian_mcp.E008",
-            )
-        )
+    registry = _registry(messages)
+    if registry is None:
         return messages
     for name in registry.clashes:
         messages.append(
@@ -371,21 +323,47 @@ def check_tools(
         )
     messages.extend(_check_version(registry))
     messages.extend(declared_errors({tool.endpoint.view_class for tool in registry}))
+    return messages + _left_out(registry.problems)  # views discovery could not read
+
+
+@checks.register("frisian_mcp_schemas", deploy=True)
+def check_schemas(
+    app_configs: Iterable[Any] | None = None, **kwargs: Any
+) -> list[checks.CheckMessage]:
+    """Build every tool's schema: W003 for each view whose code fails.
+
+    ``check --deploy`` runs it (with ``--tag frisian_mcp_schemas``, alone).
+    Checks of one built schema go in the loop below.
+    """
+    messages: list[checks.CheckMessage] = []  # E008 also when run alone
+    registry = _registry(messages)
+    if registry is None:
+        return messages
+    known = len(registry.problems)  # discovery's, which check_tools reports
     for tool in registry:
         messages.extend(guessed_warnings(tool.name, tool.endpoint, tool.schema))
-    for problem in registry.problems:
-        outcome = "is left out" if problem.fatal else "has a degraded schema"
-        messages.append(
-            checks.Warning(
-                f"The tool for {problem.view}.{problem.action} {outcome}: "
-                f"{problem.error} while its schema was built: {problem.detail}",
-                hint="Fix the view, serializer or schema extension, or exclude the "
-                "tool with FRISIAN_MCP['EXCLUDE']; every other tool is served.",
-                obj=problem.view,
-                id="frisian_mcp.W003",
-            )
+    return messages + _left_out(registry.problems[known:])
+
+
+def _left_out(problems: Sequence[SchemaProblem]) -> list[checks.CheckMessage]:
+    """W003: one per view and failure, naming the tools it left out or degraded."""
+    found: dict[tuple[str, str, str], dict[str, list[str]]] = {}
+    for p in problems:
+        outcomes = found.setdefault((p.view, p.error, p.detail), {})
+        outcomes.setdefault("left out" if p.fatal else "degraded", []).append(p.action)
+    return [
+        checks.Warning(
+            f"{view} raised {error} while its tools were built ({detail}); "
+            + "; ".join(
+                f"{k}: {', '.join(sorted(v))}" for k, v in sorted(tools.items())
+            ),
+            hint="Fix the view, serializer or schema extension, or exclude the "
+            "tools with FRISIAN_MCP['EXCLUDE']; every other tool is served.",
+            obj=view,
+            id="frisian_mcp.W003",
         )
-    return messages
+        for (view, error, detail), tools in found.items()
+    ]
 
 
 def _check_version(registry: Any) -> list[checks.CheckMessage]:
@@ -393,11 +371,16 @@ def _check_version(registry: Any) -> list[checks.CheckMessage]:
     from frisian_mcp.routing import pinned_version
 
     refusing = {}
-    for tool in registry:
-        view = tool.endpoint.view_class
-        pinned = pinned_version(view)
-        if pinned and not pinned[0]().is_allowed_version(pinned[1]):
-            refusing[f"{view.__module__}.{view.__qualname__}"] = pinned[0]
+    for view in {tool.endpoint.view_class for tool in registry}:
+        if not (pinned := pinned_version(view)):
+            continue
+        try:
+            allows = host_call(pinned[0]).is_allowed_version
+            if host_call(allows, pinned[1]):
+                continue
+        except HostError:
+            continue  # the host's versioning fails: its schemas report it
+        refusing[f"{view.__module__}.{view.__qualname__}"] = pinned[0]
     return [
         checks.Warning(
             f"{name} does not allow {SETTINGS_NAME}['API_VERSION']: "

@@ -23,8 +23,14 @@ from rest_framework.versioning import URLPathVersioning
 from rest_framework.views import APIView
 
 from frisian_mcp.conf import mcp_settings
-from frisian_mcp.exceptions import ConfigurationError
-from frisian_mcp.types import ACTIONS, METHOD_ORDER, PATH_VARIABLE, Endpoint
+from frisian_mcp.exceptions import ConfigurationError, HostError, host_call
+from frisian_mcp.types import (
+    ACTIONS,
+    METHOD_ORDER,
+    PATH_VARIABLE,
+    Endpoint,
+    SchemaProblem,
+)
 
 __all__ = [
     "TOOL_NAME_PATTERN",
@@ -59,8 +65,12 @@ class BaseDiscoveryBackend:
 
     Subclasses implement :meth:`get_endpoints` and may override
     :meth:`get_tool_name`; both must be deterministic so ``tools/list`` is
-    the same in every process.
+    the same in every process. ``problems`` lists the views whose code kept
+    discovery from reading their methods (ADR 0015).
     """
+
+    def __init__(self) -> None:
+        self.problems: list[SchemaProblem] = []
 
     def get_endpoints(self) -> list[Endpoint]:
         """Return every endpoint to expose, in a deterministic order."""
@@ -124,7 +134,8 @@ class URLConfDiscoveryBackend(BaseDiscoveryBackend):
     Namespaced and versioned mounts stay distinct; a ``URLPathVersioning``
     variable becomes one endpoint per allowed version. Views hidden from API
     docs (``schema = None``), format-suffix duplicates, documentation views
-    and plain ``APIView``\\ s without a serializer are skipped.
+    and plain ``APIView``\\ s without a serializer are skipped. A view whose
+    methods cannot be read is left out, as one of the ``problems``.
     """
 
     def get_urlconf(self) -> str:
@@ -135,7 +146,9 @@ class URLConfDiscoveryBackend(BaseDiscoveryBackend):
         """Walk the URLconf and return its DRF endpoints, sorted."""
         found: dict[tuple[str, str], Endpoint] = {}
         resolver = get_resolver(self.get_urlconf())
-        for endpoint in self._walk(resolver.url_patterns, "", ""):
+        # Importing the URLconf runs the host's code (HostError: check E008).
+        patterns = host_call(getattr, resolver, "url_patterns")
+        for endpoint in self._walk(patterns, "", ""):
             found.setdefault((endpoint.path, endpoint.method), endpoint)
         return sorted(found.values(), key=lambda e: e.sort_key)
 
@@ -169,8 +182,16 @@ class URLConfDiscoveryBackend(BaseDiscoveryBackend):
             ).lstrip("/")
             if not self.should_include(path, pattern.callback):
                 continue
-            allowed = viewset_option(pattern.callback.cls, "actions")  # type: ignore[attr-defined]
-            for method, action, handler in _methods_and_actions(pattern.callback):
+            cls = pattern.callback.cls  # type: ignore[attr-defined]
+            try:
+                served = _methods_and_actions(pattern.callback)
+            except HostError as exc:
+                self.problems.append(
+                    SchemaProblem.of(cls, "every action", path, exc.error, True)
+                )
+                continue
+            allowed = viewset_option(cls, "actions")
+            for method, action, handler in served:
                 if allowed is not None and not {action, handler} & set(allowed):
                     continue
                 yield from _expand_versions(
@@ -295,9 +316,9 @@ def _methods_and_actions(callback: Callable[..., Any]) -> list[tuple[str, str, s
             (m, a if counts.count(a) == 1 else f"{a}_{m.lower()}", a) for m, a in pairs
         ]
     cls = callback.cls  # type: ignore[attr-defined]
-    view = cls(**getattr(callback, "initkwargs", {}))
+    view = host_call(cls, **getattr(callback, "initkwargs", {}))
     result = []
-    for method in view.allowed_methods:
+    for method in host_call(getattr, view, "allowed_methods"):
         if method not in METHOD_ORDER:
             continue
         action = next(

@@ -6,6 +6,8 @@
     ├── ConfigurationError (also ImproperlyConfigured)  bad setting or backend
     ├── SchemaError        a serializer field has no mapping (policy RAISE)
     ├── CleanupError       a cleanup delete that would remove more than asked
+    ├── HostError          the host's code raised while frisian_mcp inspected
+    │                      it (:func:`host_call`, ADR 0015)
     ├── JSONRPCError       -> a JSON-RPC error object: ParseError -32700,
     │                      InvalidRequest -32600, MethodNotFound -32601,
     │                      InvalidParams -32602, InternalError -32603,
@@ -16,35 +18,26 @@
 
 Only ``frisian_mcp.jsonrpc`` writes them to the wire. No message holds a
 caller-supplied value; key names appear only through :func:`plain_name`.
+:func:`host_call` is the one broad catch around the host's code.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar, TypeVar
 
-from django.core.exceptions import (
-    FieldError,
-    ImproperlyConfigured,
-    ObjectDoesNotExist,
-    PermissionDenied,
-)
-from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db import DatabaseError
-from django.http import Http404
-from rest_framework.exceptions import APIException
+from django.core.exceptions import ImproperlyConfigured
 
 from frisian_mcp.types import ErrorCode, JSONObject
 from frisian_mcp.types import FieldError as FieldProblem
 
 __all__ = [
-    "DISCOVERY_ERRORS",
-    "HOST_ERRORS",
     "CleanupError",
     "ConfigurationError",
     "FrisianMCPError",
     "HeaderMismatch",
+    "HostError",
     "InternalError",
     "InvalidParams",
     "InvalidRequest",
@@ -56,33 +49,11 @@ __all__ = [
     "ToolExecutionError",
     "ToolInputError",
     "UnsupportedProtocolVersion",
+    "host_call",
     "plain_name",
 ]
 
-#: What a host's view, serializer or schema extension may raise while
-#: frisian_mcp inspects it; each catch site records a warning.
-HOST_ERRORS: tuple[type[Exception], ...] = (
-    APIException,
-    AssertionError,
-    AttributeError,
-    DatabaseError,
-    DjangoValidationError,
-    FieldError,
-    # A nested view looking its parent row up (get_object_or_404) for a
-    # schema's mock request, whose path values name no row.
-    Http404,
-    ImproperlyConfigured,
-    LookupError,
-    NotImplementedError,
-    ObjectDoesNotExist,
-    PermissionDenied,
-    TypeError,
-    ValueError,
-)
-
-#: What discovering the endpoints may raise: the above from the host's
-#: URLconf, or an import of it or of a configured backend.
-DISCOVERY_ERRORS: tuple[type[Exception], ...] = (ImportError, *HOST_ERRORS)
+_T = TypeVar("_T")
 
 _PLAIN_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 
@@ -106,6 +77,30 @@ class SchemaError(FrisianMCPError):
 
 class CleanupError(FrisianMCPError):
     """A cleanup batch would delete more than asked; it is rolled back."""
+
+
+class HostError(FrisianMCPError):
+    """The host's code raised while frisian_mcp inspected it; ``error`` is what."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(f"{type(error).__name__}: {error}")
+        self.error = error
+
+
+def host_call(call: Callable[..., _T], /, *args: Any, **kwargs: Any) -> _T:
+    """``call(*args, **kwargs)``, a call into the host's code (ADR 0015).
+
+    Whatever the host's views, serializers, filter sets, schema classes or
+    extensions raise becomes :class:`HostError`, the one exception the code
+    around it catches; frisian_mcp's own errors pass unchanged, so its bugs
+    fail loudly instead of passing for a host tool left out.
+    """
+    try:
+        return call(*args, **kwargs)
+    except FrisianMCPError:
+        raise
+    except Exception as exc:
+        raise HostError(exc) from exc
 
 
 class JSONRPCError(FrisianMCPError):

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Model
 
-from frisian_mcp.exceptions import HOST_ERRORS, ToolInputError
+from frisian_mcp.exceptions import ToolInputError
 from frisian_mcp.relations import Relation
 from frisian_mcp.types import ErrorCode, FieldError
 
@@ -159,7 +159,7 @@ def _resolve(relation: Relation, field: Any, lookup: Mapping[str, Any]) -> Any:
         raise _LookupProblem(f"needs a complete lookup key: one of {allowed}")
     try:
         queryset = field.get_queryset()
-    except HOST_ERRORS:  # a field without a usable queryset
+    except Exception:  # the host's field has no usable queryset
         raise _LookupProblem("cannot be looked up here; send its id") from None
     if queryset is None:
         raise _LookupProblem("cannot be looked up here; send its id")

@@ -31,10 +31,16 @@ from frisian_mcp.discovery import (
 )
 from frisian_mcp.dispatchers import DispatcherTool, build_dispatchers
 from frisian_mcp.exceptions import ToolError, ToolInputError
-from frisian_mcp.schema import SchemaBuilder, SchemaProblem
+from frisian_mcp.schema import SchemaBuilder
 from frisian_mcp.spectacular import excluded, live_filters
 from frisian_mcp.tools import Tool
-from frisian_mcp.types import CallContext, ErrorCode, JSONObject, ToolDefinition
+from frisian_mcp.types import (
+    CallContext,
+    ErrorCode,
+    JSONObject,
+    SchemaProblem,
+    ToolDefinition,
+)
 from frisian_mcp.visibility import Visibility
 
 __all__ = ["ToolRegistry", "get_registry", "reset_registry"]
@@ -61,8 +67,11 @@ class ToolRegistry:
         self._schemas_loaded, self._schemas_stored = False, 0
 
     @classmethod
-    def from_settings(cls) -> ToolRegistry:
-        """Discover the endpoints with the configured backend and name them."""
+    def from_settings(cls, *, log: bool = True) -> ToolRegistry:
+        """Discover the endpoints with the configured backend and name them.
+
+        ``log=False`` leaves logging the problems to the caller (the checks).
+        """
         backend = get_discovery_backend()
         # Views left out of the API schema are no tools, and must not
         # shorten the shared path prefix either.
@@ -71,7 +80,9 @@ class ToolRegistry:
         names, clashes = assign_names(
             (backend.get_tool_name(e, prefix), e) for e in endpoints
         )
-        builder, lock = SchemaBuilder(), threading.RLock()
+        builder, lock = SchemaBuilder(log=log), threading.RLock()
+        for problem in getattr(backend, "problems", ()):
+            builder.record(problem)
         tools = {
             name: Tool(name, endpoint, builder, prefix, lock)
             for name, endpoint in names.items()

@@ -1,17 +1,17 @@
 """Tool schemas: one endpoint's arguments and record, through drf-spectacular.
 
 The view's ``AutoSchema`` (:mod:`~frisian_mcp.spectacular`) maps the
-parameters, the request body and the record a stock action returns.
-Failures of the host's code are :class:`SchemaProblem`\\ s (ADR 0010).
+parameters, the request body and the record a stock action returns. What the
+host's code raises (:class:`HostError`) is a :class:`SchemaProblem` (ADR 0015).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
-from typing import Any
+from functools import cached_property, partial
+from typing import Any, TypeVar
 
 from drf_spectacular.drainage import GENERATOR_STATS
 from drf_spectacular.generators import SchemaGenerator
@@ -24,17 +24,18 @@ from rest_framework import serializers
 from frisian_mcp import arguments, spectacular
 from frisian_mcp.bodies import Bodies, BodySchema, request_body
 from frisian_mcp.discovery import declared_query_parameters
-from frisian_mcp.exceptions import HOST_ERRORS
+from frisian_mcp.exceptions import ConfigurationError, HostError, host_call
 from frisian_mcp.fastcheck import Check, fast_check
 from frisian_mcp.jsonschema import parameter_schema, to_json_schema
 from frisian_mcp.relations import Relation, record_schema
 from frisian_mcp.spectacular import make_view
-from frisian_mcp.types import ACTIONS, PATH_VARIABLE, Endpoint, Kind
+from frisian_mcp.types import ACTIONS, PATH_VARIABLE, Endpoint, Kind, SchemaProblem
 
 __all__ = ["SchemaBuilder", "SchemaProblem", "ToolSchema"]
 
 
 logger = logging.getLogger("frisian_mcp")
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -92,23 +93,13 @@ class ToolSchema:
         return fast_check(self.validator.schema)
 
 
-@dataclass(frozen=True)
-class SchemaProblem:
-    """What failed while a tool's schema was built; ``fatal`` left it out."""
-
-    view: str
-    action: str
-    error: str
-    detail: str
-    fatal: bool
-
-
 class SchemaBuilder:
     """Builds :class:`ToolSchema` objects and collects what went wrong."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, log: bool = True) -> None:
         self.generator = SchemaGenerator()
         self.problems: list[SchemaProblem] = []
+        self.log = log  # off where the problems are reported otherwise (checks)
         self._bodies: Bodies = {}
         self._records: dict[tuple[type[Any], type[Any]], dict[str, Any] | None] = {}
 
@@ -121,26 +112,33 @@ class SchemaBuilder:
                 auto = spectacular.inspector(
                     view, endpoint, self.generator, path_prefix
                 )
-                if auto.is_excluded():
+                if host_call(auto.is_excluded):
                     return None
                 return self._build(endpoint, view, auto)
-            except HOST_ERRORS as exc:
+            except HostError as exc:
+                self.warn(endpoint, exc.error, fatal=True)
+                return None
+            except ConfigurationError as exc:  # a bad request_bodies entry (E010)
                 self.warn(endpoint, exc, fatal=True)
                 return None
             finally:
                 self.generator.schemas_storage.clear()
 
     def warn(self, endpoint: Endpoint, exc: Exception, *, fatal: bool) -> None:
-        """Record and log a failure of the host's code for ``endpoint``."""
-        cls = endpoint.view_class
-        view, error = f"{cls.__module__}.{cls.__qualname__}", type(exc).__name__
-        problem = SchemaProblem(view, endpoint.action, error, str(exc)[:200], fatal)
+        """Record a failure of the host's code for ``endpoint``."""
+        args = (endpoint.action, endpoint.path, exc, fatal)
+        self.record(SchemaProblem.of(endpoint.view_class, *args))
+
+    def record(self, problem: SchemaProblem) -> None:
+        """Keep ``problem`` and log it, unless the checks report it instead."""
         self.problems.append(problem)
-        outcome = "left out" if fatal else "degraded the schema of"
-        logger.warning(
-            "frisian_mcp: %s %s of %s (%s): %s: %s",
-            *(outcome, endpoint.action, view, endpoint.path, error, problem.detail),
-        )
+        if self.log:
+            outcome = "left out" if problem.fatal else "degraded the schema of"
+            logger.warning(
+                "frisian_mcp: %s %s of %s (%s): %s: %s",
+                *(outcome, problem.action, problem.view, problem.path),
+                *(problem.error, problem.detail),
+            )
 
     def _build(self, endpoint: Endpoint, view: Any, auto: AutoSchema) -> ToolSchema:
         body = request_body(endpoint, view, auto, self._bodies)
@@ -155,7 +153,11 @@ class SchemaBuilder:
         required = [*url.required, *kept]
         record = self._record(endpoint, view, auto)
         record_fields = tuple((record or {}).get("properties") or ())
-        growing = endpoint.kind == Kind.LIST and self._grows(endpoint, view)
+        # Whether a filter set of the list view adds filters per instance.
+        sets = endpoint.kind == Kind.LIST and self._or(
+            endpoint, lambda: spectacular.filter_sets(view), None
+        )
+        growing = any(spectacular.grows_filters(cls) for _, cls in sets or ())
         protocol = arguments.declared_for(
             endpoint.kind, url.filters, record_fields, growing=growing
         )
@@ -167,10 +169,14 @@ class SchemaBuilder:
             input_schema["required"] = list(dict.fromkeys(required))
         if defs:
             input_schema["$defs"] = defs
+        description, summary = (
+            str(self._or(endpoint, partial(host_call, text), None) or "").strip()
+            for text in (auto.get_description, auto.get_summary)
+        )
         return ToolSchema(
             input_schema=input_schema,
-            description=str(auto.get_description() or "").strip(),
-            summary=str(auto.get_summary() or "").strip(),
+            description=description,
+            summary=summary,
             path_arguments=url.path,
             query_arguments=url.query,
             body_fields=fields,
@@ -186,14 +192,13 @@ class SchemaBuilder:
             path_filled=filled,
         )
 
-    def _grows(self, endpoint: Endpoint, view: Any) -> bool:
-        """Whether a filter set of the view adds filters per instance."""
+    def _or(self, endpoint: Endpoint, make: Callable[[], _T], default: _T) -> _T:
+        """``make()``; ``default`` and a warning if the host's code fails."""
         try:
-            found = spectacular.filter_sets(view)
-        except HOST_ERRORS as exc:
-            self.warn(endpoint, exc, fatal=False)
-            return False
-        return any(spectacular.grows_filters(cls) for _, cls in found)
+            return make()
+        except HostError as exc:
+            self.warn(endpoint, exc.error, fatal=False)
+            return default
 
     def _record(
         self, endpoint: Endpoint, view: Any, auto: AutoSchema
@@ -201,30 +206,27 @@ class SchemaBuilder:
         """The shape of one record a stock action returns, if it has one."""
         if endpoint.kind in (Kind.DELETE, Kind.ACTION):
             return None
-        try:
-            serializer = spectacular.serializer(view, auto.get_response_serializers)
-            if not is_serializer(serializer) or isinstance(
-                serializer, serializers.ListSerializer
-            ):
-                return None
-            key = (view.__class__, type(serializer))
-            if key in self._records:
-                return self._records[key]
-            component = auto.resolve_serializer(serializer, "response")
-            if component.schema is None:
-                return None
-            converted = to_json_schema(component.schema, spectacular.components(auto))
-            fields: Any = serializer.fields
-            readable = {n: f for n, f in fields.items() if not f.write_only}
-        except HOST_ERRORS as exc:
-            self.warn(endpoint, exc, fatal=False)
+        get = auto.get_response_serializers
+        found = self._or(endpoint, lambda: spectacular.serializer(view, get), None)
+        if not is_serializer(found) or isinstance(found, serializers.ListSerializer):
             return None
-        properties = {
-            name: record_schema(readable.get(name), prop)
-            for name, prop in (converted.get("properties") or {}).items()
-        }
-        record = self._records[key] = {"type": "object", "properties": properties}
-        return record
+        key = (view.__class__, type(found))
+        if key not in self._records:
+            shape = self._or(endpoint, lambda: _record_shape(found, auto), None)
+            self._records[key] = shape
+        return self._records[key]
+
+
+def _record_shape(serializer: Any, auto: AutoSchema) -> dict[str, Any] | None:
+    component = host_call(auto.resolve_serializer, serializer, "response")
+    if component.schema is None:
+        return None
+    converted = to_json_schema(component.schema, spectacular.components(auto))
+    fields = host_call(lambda: list(serializer.fields.items()))
+    readable = {n: f for n, f in fields if not f.write_only}
+    properties = converted.get("properties") or {}
+    shapes = {n: record_schema(readable.get(n), p) for n, p in properties.items()}
+    return {"type": "object", "properties": shapes}
 
 
 @dataclass

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import inspect
 import logging
+import types
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -22,9 +23,10 @@ from drf_spectacular.plumbing import (
     modify_for_versioning,
 )
 from drf_spectacular.settings import patched_settings, spectacular_settings
+from rest_framework.generics import GenericAPIView
 from rest_framework.versioning import NamespaceVersioning
 
-from frisian_mcp.exceptions import HOST_ERRORS
+from frisian_mcp.exceptions import HostError, host_call
 from frisian_mcp.jsonschema import parameter_schema
 from frisian_mcp.routing import pinned_version
 from frisian_mcp.types import Endpoint
@@ -75,20 +77,22 @@ def make_view(
     variable has a value in ``view.kwargs``, as a real request would: a
     call's ``path_kwargs``, else a placeholder. A nested route's
     ``get_queryset`` (``self.kwargs["parent_pk"]``) then builds its queryset,
-    and the filters read from it are not lost.
+    and the filters read from it are not lost. The host's code it runs
+    raises :class:`HostError`.
     """
     generator = generator or SchemaGenerator()
-    view: Any = generator.create_view(endpoint.callback, endpoint.method)
+    view: Any = host_call(generator.create_view, endpoint.callback, endpoint.method)
     version_param = getattr(view.versioning_class, "version_param", None)
     placeholders = {
         name: PLACEHOLDER for name in endpoint.path_variables if name != version_param
     }
     view.kwargs = {**placeholders, **(path_kwargs or {}), **endpoint.fixed_kwargs}
-    request = view.request = spectacular_settings.GET_MOCK_REQUEST(
-        endpoint.method, endpoint.path, view, None
+    request = view.request = host_call(
+        spectacular_settings.GET_MOCK_REQUEST,
+        *(endpoint.method, endpoint.path, view, None),
     )
     # What APIView.initial() sets before any handler runs.
-    negotiated = view.perform_content_negotiation(request, force=True)
+    negotiated = host_call(view.perform_content_negotiation, request, force=True)
     request.accepted_renderer, request.accepted_media_type = negotiated
     versioning = view.versioning_class
     version = _version_of(endpoint, versioning) if versioning else None
@@ -98,9 +102,12 @@ def make_view(
         and not issubclass(versioning, NamespaceVersioning)
     ):
         # Sets what the scheme reads: kwargs, or the accepted media type.
-        modify_for_versioning([], endpoint.method, endpoint.path, view, version)
+        host_call(
+            modify_for_versioning, [], endpoint.method, endpoint.path, view, version
+        )
     request.version = version
-    request.versioning_scheme = versioning() if versioning else None
+    request.versioning_scheme = host_call(versioning) if versioning else None
+    _give_serializer_methods(view)
     _lighten(view)
     return view
 
@@ -123,17 +130,18 @@ def excluded(endpoint: Endpoint) -> bool:
     with GENERATOR_STATS.silence():
         try:
             view = make_view(endpoint, generator)
-            return bool(inspector(view, endpoint, generator, "^/").is_excluded())
-        except HOST_ERRORS:
+            auto = inspector(view, endpoint, generator, "^/")
+            return bool(host_call(auto.is_excluded))
+        except HostError:
             return False  # building its schema reports the failure
 
 
 def _version_of(endpoint: Endpoint, versioning: Any) -> str | None:
     """The API version a request to ``endpoint`` carries, as DRF would find it."""
     if issubclass(versioning, NamespaceVersioning):
-        scheme = versioning()
+        scheme = host_call(versioning)
         found = (v for v in endpoint.namespace.split(":") if v)
-        allowed = (v for v in found if scheme.is_allowed_version(v))
+        allowed = (v for v in found if host_call(scheme.is_allowed_version, v))
         return next(allowed, versioning.default_version)
     param = getattr(versioning, "version_param", "version")
     pinned = pinned_version(endpoint.view_class)
@@ -148,12 +156,12 @@ def inspector(
     view: Any, endpoint: Endpoint, generator: SchemaGenerator, path_prefix: str
 ) -> AutoSchema:
     """The view's ``AutoSchema``, set up for one operation as the generator does."""
-    auto = view.schema
+    auto = host_call(getattr, view, "schema")  # DEFAULT_SCHEMA_CLASS is made here
     if not isinstance(auto, AutoSchema):
         # A project whose DEFAULT_SCHEMA_CLASS is not spectacular's.
         auto = view.schema = AutoSchema()
     auto.registry = ComponentRegistry()
-    auto.path = generator.coerce_path(endpoint.path, endpoint.method, view)
+    auto.path = host_call(generator.coerce_path, endpoint.path, endpoint.method, view)
     auto.path_regex = endpoint.path_regex
     auto.path_prefix = path_prefix
     auto.method = endpoint.method
@@ -170,8 +178,8 @@ def declared_request(auto: AutoSchema) -> bool:
     """Whether ``@extend_schema(request=...)`` names the action's body."""
     if auto.__class__.get_request_serializer is AutoSchema.get_request_serializer:
         return False
-    declared = force_instance(auto.get_request_serializer())
-    inferred = force_instance(auto._get_serializer())
+    declared = host_call(lambda: force_instance(auto.get_request_serializer()))
+    inferred = host_call(lambda: force_instance(auto._get_serializer()))
     return type(declared) is not type(inferred)
 
 
@@ -186,11 +194,27 @@ def guessed_request(auto: AutoSchema) -> bool:
     probe = object()
     auto._get_serializer = lambda: probe  # type: ignore[method-assign]
     try:
-        return auto.get_request_serializer() is probe
-    except HOST_ERRORS:
+        return host_call(auto.get_request_serializer) is probe
+    except HostError:
         return True  # a schema class that reads the guess's fields
     finally:
         del auto._get_serializer
+
+
+def _give_serializer_methods(view: Any) -> None:
+    """Give a plain view with a ``serializer_class`` GenericAPIView's methods.
+
+    Host schema classes call ``get_serializer_class()`` on every view, and
+    spectacular hands such a view's class, not an instance, to the
+    host's ``get_request_serializer``. REST serves the view as it is; the
+    throwaway view only answers the schema's questions.
+    """
+    if isinstance(view, GenericAPIView) or not getattr(view, "serializer_class", None):
+        return
+    for name in ("get_serializer_class", "get_serializer", "get_serializer_context"):
+        if getattr(view, name, None) is None:
+            method = getattr(GenericAPIView, name)
+            setattr(view, name, types.MethodType(method, view))
 
 
 def _lighten(view: Any) -> None:
@@ -221,17 +245,17 @@ def serializer(view: Any, build: Callable[[], Any]) -> Any:
     With DRF's base context first; if that is not enough, the view's own.
     """
     try:
-        found = force_instance(build())
-    except HOST_ERRORS:
+        found = host_call(lambda: force_instance(build()))
+    except HostError:
         own = getattr(view, "frisian_own_context", None)
         if own is None:
             raise
         view.get_serializer_context = own
-        found = force_instance(build())
+        found = host_call(lambda: force_instance(build()))
     if found is None and callable(getattr(view, "get_serializer", None)):
         # spectacular turns the host's failure into None and an error it
         # prints (silenced here); raise it again so it is reported (W003).
-        view.get_serializer()
+        host_call(view.get_serializer)
     return found
 
 
@@ -241,14 +265,14 @@ def parameters(auto: AutoSchema) -> list[dict[str, Any]]:
     The renderer's ``format`` override is left out: frisian_mcp renders the
     answer itself, and any other format only yields 406.
     """
-    renderer_format = auto._get_format_parameters()
-    found = (p for p in auto._get_parameters() if isinstance(p, dict))
+    renderer_format = host_call(auto._get_format_parameters)
+    found = (p for p in host_call(auto._get_parameters) if isinstance(p, dict))
     return [p for p in found if p not in renderer_format]
 
 
 def pagination_parameters(auto: AutoSchema) -> set[str]:
     """The names of the view's own paging query parameters."""
-    return {str(p.get("name")) for p in auto._get_pagination_parameters()}
+    return {str(p.get("name")) for p in host_call(auto._get_pagination_parameters)}
 
 
 def filter_sets(view: Any) -> list[tuple[Any, type[Any]]]:
@@ -259,11 +283,11 @@ def filter_sets(view: Any) -> list[tuple[Any, type[Any]]]:
     """
     found: list[tuple[Any, type[Any]]] = []
     backends = getattr(view, "filter_backends", None) or ()
-    queryset = view.get_queryset() if backends else None
-    for backend in (b() if isinstance(b, type) else b for b in backends):
+    queryset = host_call(view.get_queryset) if backends else None
+    for backend in (host_call(b) if isinstance(b, type) else b for b in backends):
         if not callable(getattr(backend, "get_filterset", None)):
             continue
-        cls = backend.get_filterset_class(view, queryset)
+        cls = host_call(backend.get_filterset_class, view, queryset)
         if isinstance(cls, type):
             found.append((backend, cls))
     return found
@@ -289,18 +313,18 @@ def instance_filters(view: Any, auto: AutoSchema) -> list[dict[str, Any]]:
     them; each filter is typed by the backend's spectacular extension.
     """
     parameters: list[dict[str, Any]] = []
-    queryset = view.get_queryset()
+    queryset = host_call(view.get_queryset)
     model = getattr(queryset, "model", None)
     for backend, cls in filter_sets(view):
         if not grows_filters(cls):
             continue
-        instance = backend.get_filterset(view.request, queryset, view)
-        extension = OpenApiFilterExtension.get_match(backend)
+        instance = host_call(backend.get_filterset, view.request, queryset, view)
+        extension = host_call(OpenApiFilterExtension.get_match, backend)
         resolve = getattr(extension, "resolve_filter_field", None)
-        for name, added in instance.filters.items():
+        for name, added in host_call(getattr, instance, "filters").items():
             if name in cls.base_filters:
                 continue
-            found = resolve(auto, model, cls, name, added) if resolve else None
+            found = resolve and host_call(resolve, auto, model, cls, name, added)
             plain = {"name": name, "in": "query", "schema": {"type": "string"}}
             parameters.extend(found or [plain])
     return parameters
@@ -327,10 +351,10 @@ def live_filters(
             auto = inspector(view, endpoint, generator, path_prefix)
             found = instance_filters(view, auto)
             known = components(auto)
-        except HOST_ERRORS as exc:
+        except HostError as exc:
             logger.warning(
                 "frisian_mcp: the filter sets of %s %s failed: %s",
-                *(endpoint.method, endpoint.path, type(exc).__name__),
+                *(endpoint.method, endpoint.path, type(exc.error).__name__),
             )
             return FilterSchemas()
     schemas = FilterSchemas(

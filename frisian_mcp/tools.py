@@ -152,15 +152,16 @@ class Tool:
             schema = self.schema
             if schema is None:
                 return None
+            seen: set[str] = set()  # object descriptions, listed once per tool
             self._definition = {
                 "name": self.name,
                 "title": self.title,
                 "description": self.description,
-                "inputSchema": lean(schema.input_schema),
+                "inputSchema": lean(schema.input_schema, seen),
                 "annotations": lean_annotations(self.annotations),
             }
             output = schema.output_schema
-            output = lean(output) if output is not None else None
+            output = lean(output, seen) if output is not None else None
             if output is not None and _size(output) <= mcp_settings.OUTPUT_SCHEMA_LIMIT:
                 self._definition["outputSchema"] = output
         return self._definition
@@ -183,13 +184,15 @@ def lean_annotations(hints: ToolAnnotations) -> ToolAnnotations:
     return cast(ToolAnnotations, listed)
 
 
-def lean(schema: dict[str, Any]) -> dict[str, Any]:
+def lean(schema: dict[str, Any], seen: set[str] | None = None) -> dict[str, Any]:
     """``schema`` as listed: no restated choices, int64 bounds or pk texts.
 
-    A ``filters`` object with more than ``FILTER_LIST_LIMIT`` keys becomes
-    an open object naming them; the arguments are still checked in full.
+    An object's description (a serializer's docstring) is listed once per
+    tool (``seen``), and never on a lookup object. A ``filters`` object with
+    more than ``FILTER_LIST_LIMIT`` keys becomes an open object naming them;
+    the arguments are still checked in full.
     """
-    listed: dict[str, Any] = _trimmed(schema)
+    listed: dict[str, Any] = _trimmed(schema, set() if seen is None else seen)
     properties = listed.get("properties")
     if not isinstance(properties, dict):
         return listed
@@ -219,21 +222,30 @@ _STOCK_TEXTS = frozenset(
     {"A search term.", "Which field to use when ordering the results."}
 )
 _NUMERIC = {"type": "string", "pattern": "^-?[0-9]+$"}
+_OBJECTS = {"object", "null", None}
 
 
-def _trimmed(node: Any) -> Any:
+def _trimmed(node: Any, seen: set[str]) -> Any:
     if isinstance(node, list):
-        return [_trimmed(item) for item in node]
+        return [_trimmed(item, seen) for item in node]
     if not isinstance(node, dict):
         return node
-    out = {k: _trimmed(v) for k, v in node.items()}
+    forms = node.get("anyOf")
+    if isinstance(forms, list) and any(map(_scalar, forms)):
+        # An id or an object: the object is a lookup, described by the
+        # argument; its own text is the nested serializer's docstring.
+        node = {**node, "anyOf": [_undescribed(f) for f in forms]}
+    out = {k: _trimmed(v, seen) for k, v in node.items()}
     text = out.get("description")
     if isinstance(text, str) and (
         ("enum" in out and _CHOICES_TEXT.match(text))
         or _PK_TEXT.match(text)
         or text in _STOCK_TEXTS
+        or ("properties" in out and text in seen)
     ):
         del out["description"]
+    elif isinstance(text, str) and "properties" in out:
+        seen.add(text)
     if (out.get("minimum"), out.get("maximum")) == _INT64:
         del out["minimum"], out["maximum"]
     branches = out.get("anyOf")
@@ -244,6 +256,18 @@ def _trimmed(node: Any) -> Any:
         first = {"type": kinds, "pattern": _NUMERIC["pattern"]}
         out["anyOf"] = [first] + [b for b in rest if b != {"type": "null"}]
     return out
+
+
+def _scalar(form: Any) -> bool:
+    """Whether an ``anyOf`` form is a plain value (an id), not an object."""
+    kind = form.get("type") if isinstance(form, dict) else None
+    return not (set(kind) if isinstance(kind, list) else {kind}) <= _OBJECTS
+
+
+def _undescribed(form: Any) -> Any:
+    if not isinstance(form, dict) or "properties" not in form:
+        return form
+    return {k: v for k, v in form.items() if k != "description"}
 
 
 def _size(schema: Any) -> int:

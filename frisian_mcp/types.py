@@ -30,6 +30,7 @@ __all__ = [
     "JSONObject",
     "Kind",
     "ListState",
+    "SchemaProblem",
     "ToolAnnotations",
     "ToolDefinition",
 ]
@@ -199,6 +200,29 @@ class Endpoint:
     def sort_key(self) -> tuple[str, int, str]:
         """Deterministic order: path, then method, then action."""
         return (self.path, METHOD_ORDER.get(self.method, 9), self.action)
+
+
+@dataclass(frozen=True)
+class SchemaProblem:
+    """The host's code failed for a tool (ADR 0010, 0015); ``fatal``: left out.
+
+    ``action`` is ``"every action"`` when discovery could not read them.
+    """
+
+    view: str
+    action: str
+    error: str
+    detail: str
+    fatal: bool
+    path: str = ""
+
+    @classmethod
+    def of(
+        cls, view: type[Any], action: str, path: str, exc: Exception, fatal: bool
+    ) -> SchemaProblem:
+        """The problem ``exc``, raised by the host's code of ``view``."""
+        name = f"{view.__module__}.{view.__qualname__}"
+        return cls(name, action, type(exc).__name__, str(exc)[:200], fatal, path)
 
 
 @dataclass

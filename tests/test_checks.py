@@ -11,7 +11,7 @@ from django.core.management import call_command
 from django.core.management.base import SystemCheckError
 from django.test import override_settings
 
-from frisian_mcp.checks import check_settings, check_tools
+from frisian_mcp.checks import check_schemas, check_settings, check_tools
 
 
 def ids(messages: list[CheckMessage]) -> list[str | None]:
@@ -21,7 +21,9 @@ def ids(messages: list[CheckMessage]) -> list[str | None]:
 def test_defaults_are_clean() -> None:
     assert check_settings() == []
     assert check_tools() == []
+    assert check_schemas() == []
     call_command("check", stdout=StringIO())
+    call_command("check", "--deploy", "--tag", "frisian_mcp_schemas", stdout=StringIO())
 
 
 @override_settings(FRISIAN_MCP="nope")
@@ -110,6 +112,8 @@ def test_w001_finds_the_endpoint_inside_a_nested_namespace() -> None:
 )
 def test_e008_discovery_failure_is_reported_not_raised() -> None:
     assert ids(check_tools()) == ["frisian_mcp.E008"]
+    assert ids(check_schemas()) == ["frisian_mcp.E008"]
+    assert "ModuleNotFoundError" in check_tools()[0].msg
 
 
 @override_settings(
@@ -128,16 +132,13 @@ def test_check_command_fails_on_bad_settings() -> None:
         call_command("check", stdout=StringIO(), stderr=StringIO())
 
 
-from django.core.exceptions import ImproperlyConfigured  # noqa: E402
-
 from frisian_mcp.discovery import URLConfDiscoveryBackend  # noqa: E402
 from frisian_mcp.types import Endpoint  # noqa: E402
 
 
 class BrokenBackend(URLConfDiscoveryBackend):
-    def get_endpoints(self) -> list[Endpoint]:
-        # What Django raises for an included URLconf without patterns.
-        raise ImproperlyConfigured("the URLconf is broken")
+    def get_urlconf(self) -> str:
+        return "tests.no_such_urlconf"  # the host's URLconf fails to import
 
 
 class ClashingBackend(URLConfDiscoveryBackend):
@@ -177,9 +178,11 @@ class BrokenSchemaBackend(URLConfDiscoveryBackend):
 def test_w003_a_broken_tool_is_named_and_the_rest_still_listed() -> None:
     from frisian_mcp.testing import MCPTestClient
 
-    messages = [m for m in check_tools() if m.id == "frisian_mcp.W003"]
+    assert check_tools() == []  # builds no schema
+    messages = [m for m in check_schemas() if m.id == "frisian_mcp.W003"]
     assert len(messages) == 1
-    assert "BrokenViewSet.create" in messages[0].msg
+    assert "BrokenViewSet raised AttributeError" in messages[0].msg
+    assert messages[0].msg.endswith("left out: create")
     assert "AttributeError" in messages[0].msg
     mcp = MCPTestClient()
     mcp.initialize()

@@ -23,7 +23,7 @@ from django.core import checks
 from django.db import transaction
 from django.test import Client, override_settings
 
-from frisian_mcp.checks import check_tools
+from frisian_mcp.checks import check_schemas, check_tools
 from frisian_mcp.discovery import VIEWSET_OPTION_KEYS
 from frisian_mcp.registry import get_registry
 from frisian_mcp.testing import MCPError, MCPTestClient
@@ -116,12 +116,12 @@ def guessed(messages: list[checks.CheckMessage]) -> set[str]:
     return {m[1] for m in found if m is not None}
 
 
-def w008(messages: list[checks.CheckMessage]) -> list[checks.CheckMessage]:
+def w009(messages: list[checks.CheckMessage]) -> list[checks.CheckMessage]:
     return [m for m in messages if m.id == "frisian_mcp.W009"]
 
 
-def test_w008_names_each_action_whose_body_was_guessed() -> None:
-    warnings = w008(check_tools())
+def test_w009_names_each_action_whose_body_was_guessed() -> None:
+    warnings = w009(check_schemas())
     # Not rename (declares its body, the viewset's own serializer), nor
     # transfer (its serializer is chosen for the action), nor stock actions.
     assert guessed(warnings) == {
@@ -139,8 +139,8 @@ def test_w008_names_each_action_whose_body_was_guessed() -> None:
     assert "@extend_schema(request=...)" in str(languages.hint)
 
 
-def test_declared_bodies_silence_w008(declared: None) -> None:
-    assert guessed(w008(check_tools())) == set()
+def test_declared_bodies_silence_w009(declared: None) -> None:
+    assert guessed(w009(check_schemas())) == set()
 
 
 def test_a_guessed_body_refuses_the_key_rest_takes() -> None:

@@ -24,8 +24,8 @@ from rest_framework.authtoken.models import Token
 
 from demo_project.contacts.models import Contact
 from frisian_mcp import oauth
-from frisian_mcp.checks import check_oauth
 from frisian_mcp.exceptions import ConfigurationError
+from frisian_mcp.oauth_checks import check_oauth
 from frisian_mcp.testing import MCPError, MCPTestClient
 
 pytestmark = pytest.mark.django_db

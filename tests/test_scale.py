@@ -28,8 +28,14 @@ from jsonschema import Draft202012Validator
 from frisian_mcp.registry import ToolRegistry, reset_registry
 from frisian_mcp.schema import SchemaBuilder
 from frisian_mcp.testing import MCPError, MCPTestClient
+from frisian_mcp.tools import lean
 from tests.scaleapp.models import SCALE_MODELS
-from tests.urls_scale import build_urlpatterns, expected_tool_count, viewset_count
+from tests.urls_scale import (
+    WritableNestedSerializer,
+    build_urlpatterns,
+    expected_tool_count,
+    viewset_count,
+)
 
 FLAT = {"TOOL_LAYOUT": "flat"}
 DISPATCHER = {"TOOL_LAYOUT": "dispatcher"}
@@ -40,6 +46,8 @@ DISPATCHER_BYTES_BOUND = 4_096
 SMALL_API_DISPATCHER_BYTES_BOUND = 8_192
 #: One dispatcher per first path segment (group0 ... group9).
 PATH_DISPATCHER_BYTES_BOUND = 20_000
+#: The flat listing's mean size per tool, compact JSON (docs/listing.md).
+TOOL_BYTES_BOUND = 1_024
 #: The strictest tool-name rule MCP clients apply (DESIGN.md §7).
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
@@ -216,6 +224,76 @@ def test_flat_schemas_keep_choices_relations_and_filters(
     assert filters["status"]["enum"] == ["active", "draft", "retired"]
     plain = flat_tools["group2__thing032__list"]["inputSchema"]["properties"]
     assert "filters" not in plain or "status" not in plain["filters"]["properties"]
+
+
+def test_the_flat_listing_is_at_most_1024_bytes_per_tool(
+    flat_tools: dict[str, Any],
+) -> None:
+    sizes = [len(json.dumps(t, separators=(",", ":"))) for t in flat_tools.values()]
+    assert sum(sizes) / len(sizes) <= TOOL_BYTES_BOUND
+
+
+def _lookup_objects(node: Any) -> Iterator[dict[str, Any]]:
+    """Every object a schema offers beside an id (``anyOf``): lookup objects."""
+    if isinstance(node, list):
+        for item in node:
+            yield from _lookup_objects(item)
+    elif isinstance(node, dict):
+        forms = node.get("anyOf") or []
+        if any(f.get("type") not in ("object", "null") for f in forms):
+            yield from (f for f in forms if "properties" in f)
+        for value in node.values():
+            yield from _lookup_objects(value)
+
+
+def test_a_serializer_docstring_is_listed_once_per_tool_at_most(
+    flat_tools: dict[str, Any],
+) -> None:
+    # The nested serializer of every parent shares its base class's
+    # docstring; help still gives it in full.
+    docstring = "Represents an object related through a foreign key."
+    assert docstring in (WritableNestedSerializer.__doc__ or "")
+    lookups = [o for t in flat_tools.values() for o in _lookup_objects(t)]
+    assert len(lookups) >= len(flat_tools) // 2
+    assert [o for o in lookups if "description" in o] == []
+    assert max(json.dumps(t).count(docstring) for t in flat_tools.values()) <= 1
+    with scale_api(**FLAT):
+        helped = client().call_tool("group0__thing010__create", {"help": True})
+    assert docstring in json.dumps(helped["structuredContent"])
+
+
+_DOC = {"description": "A brief object."}
+_OBJECT = {"type": "object", "properties": {"name": {"type": "string"}}}
+
+
+@pytest.mark.parametrize(
+    ("schema", "listed"),
+    [
+        # A lookup object beside an id: its docstring goes.
+        (
+            {"anyOf": [{"type": "integer"}, {**_OBJECT, **_DOC}]},
+            {"anyOf": [{"type": "integer"}, _OBJECT]},
+        ),
+        # A nullable nested object is no lookup: its description stays.
+        (
+            {"anyOf": [{**_OBJECT, **_DOC}, {"type": "null"}]},
+            {"anyOf": [{**_OBJECT, **_DOC}, {"type": "null"}]},
+        ),
+        # An object's description once per tool; a field's text every time.
+        (
+            {"properties": {"a": {**_OBJECT, **_DOC}, "b": {**_OBJECT, **_DOC}}},
+            {"properties": {"a": {**_OBJECT, **_DOC}, "b": _OBJECT}},
+        ),
+        (
+            {"properties": {"a": {"type": "string", **_DOC}, "b": {**_DOC}}},
+            {"properties": {"a": {"type": "string", **_DOC}, "b": _DOC}},
+        ),
+    ],
+)
+def test_lean_lists_an_object_description_once_and_never_on_a_lookup(
+    schema: dict[str, Any], listed: dict[str, Any]
+) -> None:
+    assert lean(schema) == listed
 
 
 def test_dispatcher_tools_list_is_one_small_tool() -> None:

@@ -2,7 +2,11 @@
 
 Each model of ``tests.scaleapp`` gets a ``ModelSerializer`` (all fields, and
 a typed read-only method field on every fourth) and a ``ModelViewSet``,
-registered on one ``DefaultRouter`` as ``api/group<i % 10>/thing<i>/``. Many
+registered on one ``DefaultRouter`` as ``api/group<i % 10>/thing<i>/``. Its
+``parent`` is written as the network-inventory application writes foreign
+keys: a brief nested serializer, whose base class has a long docstring, under
+a field-level "allow pk" spectacular extension (:class:`AllowPkExtension`).
+Many
 viewsets declare ``filterset_fields`` (some with lookup lists),
 ``search_fields`` and ``ordering_fields``; every fiftieth has two
 ``@action``\\ s (``archive``, a detail POST, and ``summary``, a list GET).
@@ -23,6 +27,7 @@ from typing import Any
 
 from django.db import models
 from django.urls import URLPattern, URLResolver, include, path
+from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from rest_framework import permissions, serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
@@ -33,6 +38,9 @@ from tests.scaleapp.models import SCALE_MODELS, SCALE_SIZE
 
 __all__ = [
     "VIEWSET_COUNT_ENV",
+    "AllowPkExtension",
+    "WritableNestedSerializer",
+    "brief_serializer_for",
     "build_urlpatterns",
     "expected_tool_count",
     "serializer_for",
@@ -86,13 +94,56 @@ def _display(self: Any, obj: models.Model) -> str:
     return str(obj)
 
 
+class WritableNestedSerializer(serializers.ModelSerializer[Any]):
+    """Represents an object related through a foreign key.
+
+    Reading gives a brief representation of the related object. Writing
+    accepts its primary key, or a dictionary of attributes that identify
+    exactly one related object. Subclass it per model to pick the fields
+    of the brief representation.
+    """
+
+    def to_internal_value(self, data: Any) -> Any:
+        model: Any = self.Meta.model
+        queryset = model._default_manager.all()
+        if isinstance(data, dict):
+            return queryset.get(**data)
+        return queryset.get(pk=data)
+
+
+class AllowPkExtension(OpenApiSerializerFieldExtension):
+    """The host's "allow pk" fix: a nested serializer or its id."""
+
+    target_class = "tests.urls_scale.WritableNestedSerializer"
+    match_subclasses = True
+
+    def map_serializer_field(self, auto_schema: Any, direction: str) -> Any:
+        component = auto_schema.resolve_serializer(self.target, direction)
+        if direction == "response":
+            return component.ref
+        return {"oneOf": [{"type": "integer"}, component.ref]}
+
+
+@functools.cache
+def brief_serializer_for(index: int) -> type[WritableNestedSerializer]:
+    """The brief nested serializer of model ``index`` (id and name)."""
+    model = SCALE_MODELS[index]
+    meta = type("Meta", (), {"model": model, "fields": ("id", "name")})
+    name = f"Brief{model.__name__}Serializer"
+    return type(
+        name, (WritableNestedSerializer,), {"__module__": __name__, "Meta": meta}
+    )
+
+
 @functools.cache
 def serializer_for(index: int) -> type[serializers.ModelSerializer[Any]]:
     """The generated ``ModelSerializer`` of model ``index``."""
     model = SCALE_MODELS[index]
+    parent = brief_serializer_for(max(index - 1, 0))
     attrs: dict[str, Any] = {
         "__module__": __name__,
         "Meta": type("Meta", (), {"model": model, "fields": "__all__"}),
+        "parent": parent(required=False, allow_null=True),
     }
     if index % 4 == 0:
         attrs["display"] = serializers.SerializerMethodField()

@@ -13,8 +13,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from frisian_mcp.exceptions import DISCOVERY_ERRORS
-from frisian_mcp.registry import ToolRegistry, get_registry
+from frisian_mcp.exceptions import HostError
+from frisian_mcp.registry import ToolRegistry
 
 __all__ = ["Command"]
 
@@ -48,11 +48,10 @@ class Command(BaseCommand):
         layout = options["layout"]
         started = time.perf_counter()
         try:
-            registry = get_registry()
-        except DISCOVERY_ERRORS as exc:
-            raise CommandError(
-                f"Discovery failed: {type(exc).__name__}: {exc}"
-            ) from exc
+            # The problems are printed below, not logged as well.
+            registry = ToolRegistry.from_settings(log=False)
+        except HostError as exc:
+            raise CommandError(f"Discovery failed: {exc}") from exc
         flat = [tool.definition() for tool in registry]
         definitions = registry.definitions(layout)
         for problem in registry.problems:
