@@ -8,7 +8,8 @@ Schema Usage"); drf-spectacular emits OpenAPI 3.0. ``oneOf`` becomes ``anyOf``
 from __future__ import annotations
 
 import decimal
-from collections.abc import Callable, Mapping
+import difflib
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, cast
 
 from django.utils.functional import Promise
@@ -16,7 +17,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 from rest_framework.utils.encoders import JSONEncoder
 
-from frisian_mcp.exceptions import plain_name
+from frisian_mcp.exceptions import LIST_LIMIT, few, plain_name
 from frisian_mcp.types import FieldError
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "problems",
     "structural",
     "to_json_schema",
+    "unknown_keys",
 ]
 
 _LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
@@ -291,16 +293,14 @@ def _describe(error: ValidationError) -> list[FieldError]:
             if n not in instance
         ]
     if keyword == "additionalProperties":
-        allowed = set(schema.get("properties") or ())
-        named = sorted(k for k in instance if k not in allowed and plain_name(k))
-        message = "has keys that are not allowed"
-        if named:
-            message += ": " + ", ".join(named)
-        if allowed:
-            message += "; allowed keys: " + ", ".join(sorted(allowed))
+        allowed = schema.get("properties") or {}
+        message = unknown_keys([k for k in instance if k not in allowed], allowed)
     elif keyword == "type":
         types = value if isinstance(value, list) else [value]
         message = "must be " + " or ".join(_TYPE_NAMES.get(t, str(t)) for t in types)
+    elif keyword == "enum" and len(value) > LIST_LIMIT:
+        choices = few(map(_show, value))
+        message = f"must be one of {len(value)} choices: {choices} (help lists all)"
     elif keyword == "enum":
         message = "must be one of: " + ", ".join(_show(v) for v in value)
     elif keyword == "const":
@@ -315,6 +315,30 @@ def _describe(error: ValidationError) -> list[FieldError]:
     else:
         message = "is not valid here"
     return [{"field": path or "arguments", "code": code, "message": message}]
+
+
+def unknown_keys(unknown: list[Any], allowed: Iterable[str]) -> str:
+    """The message for ``unknown`` keys of an object that takes ``allowed``.
+
+    Names a few of each and counts them; of many allowed keys, those
+    closest to the unknown ones come first.
+    """
+    named = sorted(k for k in unknown if plain_name(k))
+    message = "has keys that are not allowed"
+    if named:
+        message += f": {few(named)}"
+    ordered = sorted(allowed)
+    if len(ordered) > LIST_LIMIT:
+        close = [
+            match
+            for key in named[:LIST_LIMIT]
+            for match in difflib.get_close_matches(key, ordered, n=3, cutoff=0.6)
+        ]
+        ordered = list(dict.fromkeys([*close, *ordered]))
+        message += f"; allowed keys ({len(ordered)}): {few(ordered)}"
+    elif ordered:
+        message += f"; allowed keys: {', '.join(ordered)}"
+    return message
 
 
 def _show(value: Any) -> str:
