@@ -45,6 +45,7 @@ def check(
     """
     call = Call(_path_kwargs(schema, args), arguments=args)
     call.input_schema = schema.input_schema
+    args = arguments.without_client_keys(schema.declared, args)
     args = _path_ids(schema, coerce(schema.input_schema, args))
     try:
         found = _validate(schema, args)
@@ -281,7 +282,8 @@ def _checked_items(
     failures: list[tuple[int, ToolInputError]] = []
     bodies = []
     for index, raw in enumerate(items):
-        item = coerce(schema.input_schema, raw)
+        item = arguments.without_client_keys(schema.declared, raw)
+        item = coerce(schema.input_schema, item)
         try:
             _check_undeclared(tool, schema, item, _validate(schema, item))
             body = {k: item[k] for k in schema.body_fields if k in item}

@@ -186,3 +186,20 @@ class WideViewSet(viewsets.GenericViewSet[Book]):
         serializer = self.get_serializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         return Response(serializer.validated_data, status=201)
+
+
+class CallLogSerializer(serializers.ModelSerializer[Book]):
+    """A host that declares a client key as its own field: it is passed on."""
+
+    toolCallId = serializers.CharField(source="isbn", max_length=13)
+
+    class Meta:
+        model = Book
+        fields = ("id", "title", "toolCallId")
+
+
+class CallLogViewSet(viewsets.ModelViewSet[Book]):
+    """Books keyed by the caller's own ``toolCallId`` field."""
+
+    queryset = Book.objects.all()
+    serializer_class = CallLogSerializer
