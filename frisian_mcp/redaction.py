@@ -55,12 +55,14 @@ class Redactor:
 
     A word of the message (a run of letters, digits and underscores) is the
     caller's when it is a whole value the call sent (2 characters or more),
-    occurs in one (4 or more; 3 when it is a whole word there), holds a whole sent word of 4 or more,
-    or shares 6 characters in a row with a sent value: it becomes
-    ``<value>``, and so do the caller's words joined to it without a space (``evil.example`` of a URL, ``SECRET-zz:1``). A word of
-    the tool's schema or of a stock DRF, Django or django-filter message
-    stays: it says nothing about the value. Keys shaped like names are
-    names, not values (:func:`~frisian_mcp.exceptions.plain_name`).
+    occurs in one (4 or more; 3 when it is a whole word there), holds a
+    whole word the caller sent (4 or more), or shares 6 characters in a row
+    with a sent value. It becomes ``<value>``, and so do the caller's words
+    joined to it without a space (``evil.example`` of a URL, ``zz:1`` of
+    ``SECRET-zz:1``). A word of the tool's schema or of a stock DRF, Django
+    or django-filter message stays: it says nothing about the value. Keys
+    shaped like names are names, not values
+    (:func:`~frisian_mcp.exceptions.plain_name`).
     """
 
     def __init__(self, sent: Any, schema: Mapping[str, Any] | None = None) -> None:
@@ -142,11 +144,18 @@ class Redactor:
 
     def _whole_values(self, text: str) -> str:
         """Values without a word of their own (``a-b-c``, symbols), whole."""
-        for value in self._texts:
-            wordless = all(len(w) < 3 for w in _WORD.findall(value))
-            if len(value) >= 3 and wordless and value in text:
+        for value in self._wordless:
+            if value in text:
                 text = text.replace(value, _PLACEHOLDER)
         return text
+
+    @functools.cached_property
+    def _wordless(self) -> list[str]:
+        return [
+            value
+            for value in self._texts
+            if len(value) >= 3 and all(len(w) < 3 for w in _WORD.findall(value))
+        ]
 
 
 def _inner(word: str) -> Iterator[str]:
