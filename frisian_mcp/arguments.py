@@ -21,6 +21,7 @@ from frisian_mcp.exceptions import ToolInputError
 from frisian_mcp.types import Call, ErrorCode, JSONObject, Kind, ListState
 
 __all__ = [
+    "CLIENT_KEYS",
     "NAMES",
     "BadToken",
     "declared_for",
@@ -32,6 +33,7 @@ __all__ = [
     "sign",
     "split",
     "unsign",
+    "without_client_keys",
 ]
 
 
@@ -48,6 +50,9 @@ _KINDS = {
 }
 #: Names of every protocol argument.
 NAMES = frozenset(_KINDS)
+#: Keys some MCP clients add inside ``arguments`` on every call: dropped
+#: unless the tool declares the name (docs/index.md, "Keys clients add").
+CLIENT_KEYS = frozenset({"_meta", "toolCallId"})
 
 
 #: Each protocol argument's one-sentence description in the listing, and
@@ -162,6 +167,13 @@ def split(
     """``(options, rest)``: the tool's protocol arguments and everything else."""
     options = {k: v for k, v in args.items() if k in declared}
     return options, {k: v for k, v in args.items() if k not in options}
+
+
+def without_client_keys(declared: frozenset[str], args: Mapping[str, Any]) -> Any:
+    """``args`` without the :data:`CLIENT_KEYS` the tool does not declare."""
+    if not CLIENT_KEYS.intersection(args):
+        return args
+    return {k: v for k, v in args.items() if k in declared or k not in CLIENT_KEYS}
 
 
 # -- the one signer --------------------------------------------------------

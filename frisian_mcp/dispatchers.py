@@ -14,7 +14,7 @@ from typing import Any
 
 from frisian_mcp.conf import mcp_settings
 from frisian_mcp.discovery import valid_name, viewset_option
-from frisian_mcp.exceptions import ToolInputError
+from frisian_mcp.exceptions import LIST_LIMIT, ToolInputError, few
 from frisian_mcp.tools import Tool
 from frisian_mcp.types import ErrorCode, JSONObject, ToolDefinition
 
@@ -164,11 +164,10 @@ class DispatcherTool:
     ) -> ToolInputError:
         what = "is required" if missing else "is not one of the allowed values"
         scope = f" of resource {resource!r}" if resource is not None else ""
-        shown = ", ".join(allowed[:ENUM_LIMIT]) + (
-            " ..." if len(allowed) > ENUM_LIMIT else ""
-        )
+        count = f" ({len(allowed)})" if len(allowed) > LIST_LIMIT else ""
         return ToolInputError(
-            f"{self.name}: {argument} {what}. Allowed {argument}s{scope}: {shown}.",
+            f"{self.name}: {argument} {what}. Allowed {argument}s{scope}{count}: "
+            f"{few(allowed)}.",
             code=ErrorCode.INVALID_ARGUMENT,
             tool=self.name,
             field=argument,

@@ -24,7 +24,7 @@ caller-supplied value; key names appear only through :func:`plain_name`.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, ClassVar, TypeVar
 
 from django.core.exceptions import ImproperlyConfigured
@@ -33,6 +33,7 @@ from frisian_mcp.types import ErrorCode, JSONObject
 from frisian_mcp.types import FieldError as FieldProblem
 
 __all__ = [
+    "LIST_LIMIT",
     "CleanupError",
     "ConfigurationError",
     "FrisianMCPError",
@@ -49,6 +50,7 @@ __all__ = [
     "ToolExecutionError",
     "ToolInputError",
     "UnsupportedProtocolVersion",
+    "few",
     "host_call",
     "plain_name",
 ]
@@ -56,11 +58,28 @@ __all__ = [
 _T = TypeVar("_T")
 
 _PLAIN_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+_DIGIT_LETTER = re.compile(r"[0-9][A-Za-z]")
+#: Names a message lists at most; it says how many more there are.
+LIST_LIMIT = 20
 
 
 def plain_name(key: object) -> str | None:
-    """``key`` if a caller-chosen name is safe to repeat in an error, else None."""
-    return key if isinstance(key, str) and _PLAIN_NAME.match(key) else None
+    """``key`` if a caller-chosen name is safe to repeat in an error, else None.
+
+    An identifier shaped like a name: letters, underscores, and digits that
+    end a part (``address2``, ``ipv4_host``). A digit followed by a letter
+    (``k7Mq``) is the shape of a token, a hash or an id, never repeated.
+    """
+    if isinstance(key, str) and _PLAIN_NAME.match(key):
+        return None if _DIGIT_LETTER.search(key) else key
+    return None
+
+
+def few(names: Iterable[object], limit: int = LIST_LIMIT) -> str:
+    """``names`` for a message: the first ``limit``, then how many more."""
+    listed = [str(name) for name in names]
+    shown = ", ".join(listed[:limit])
+    return shown + (f" and {len(listed) - limit} more" if len(listed) > limit else "")
 
 
 class FrisianMCPError(Exception):

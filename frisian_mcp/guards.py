@@ -9,21 +9,23 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from jsonschema import Draft202012Validator
 
 from frisian_mcp import arguments, query, references
-from frisian_mcp.exceptions import ToolInputError, plain_name
-from frisian_mcp.jsonschema import problems as schema_problems
+from frisian_mcp.exceptions import LIST_LIMIT, ToolInputError, few, plain_name
 from frisian_mcp.schema import ToolSchema
 from frisian_mcp.types import Call, ErrorCode, FieldError, Kind
+from frisian_mcp.validation import problems as schema_problems
 
 __all__ = ["BULK_BODY_KEYS", "check"]
 
 #: Keys under which a list of objects is a bulk create (DESIGN.md §3).
 BULK_BODY_KEYS = frozenset({"objects", "data", "items", "_items", "body"})
+#: Problems an error lists at most (bulk bodies: per item, up to 500).
+_MAX_ENTRIES = 50
 
 
 def check(
@@ -41,7 +43,9 @@ def check(
     gives the filters a filter set adds per instance, if the schema's are
     open to them.
     """
-    call = Call(path_kwargs=_path_kwargs(schema, args))
+    call = Call(_path_kwargs(schema, args), arguments=args)
+    call.input_schema = schema.input_schema
+    args = arguments.without_client_keys(schema.declared, args)
     args = _path_ids(schema, coerce(schema.input_schema, args))
     try:
         found = _validate(schema, args)
@@ -83,12 +87,10 @@ def coerce(schema: Mapping[str, Any], args: Mapping[str, Any]) -> dict[str, Any]
     properties = schema.get("properties") or {}
     result = dict(args)
     for name, value in args.items():
-        if not isinstance(value, str):
-            continue
-        prop = properties.get(name)
-        parsed = _json_container(value)
+        parsed = _json_container(value) if isinstance(value, str) else None
         if parsed is None:
             continue
+        prop = properties.get(name)
         if isinstance(prop, Mapping):
             wanted = "object" if isinstance(parsed, dict) else "array"
             if wanted in arguments.schema_types(prop) and not (
@@ -125,13 +127,19 @@ def _check_undeclared(
             f"Invalid {'references' if refs else 'arguments'} for {tool}: {summary}.",
             code=ErrorCode.INVALID_REFERENCE if refs else ErrorCode.INVALID_ARGUMENT,
             tool=tool,
-            fields=found,
+            fields=found[:_MAX_ENTRIES],
             hint="Fix the listed fields and call again; the tool's inputSchema "
             "has the rules.",
         )
 
 
-def _declared_fields(schema: ToolSchema) -> list[str]:
+def _declared(names: list[str]) -> dict[str, Any]:
+    """``declared_fields`` (a few) and, when there are more, how many."""
+    many = {"declared_count": len(names)} if len(names) > LIST_LIMIT else {}
+    return {"declared_fields": names[:LIST_LIMIT], **many}
+
+
+def _body_fields(schema: ToolSchema) -> list[str]:
     return sorted(f for f in schema.body_fields if f in schema.declared)
 
 
@@ -143,17 +151,17 @@ def _wrapper_error(
     undeclared: list[str],
     found: list[FieldError],
 ) -> ToolInputError:
-    key, fields = wrappers[0], _declared_fields(schema)
+    key, fields = wrappers[0], _body_fields(schema)
     inner = _as_object(args[key])
     wrapped = [name for name in inner if name in schema.declared]
     shown = _show_key(key)
     advice = (
-        f"Unwrap {shown}: send {', '.join(wrapped)} directly as top-level "
+        f"Unwrap {shown}: send {few(wrapped)} directly as top-level "
         f"arguments, not inside {shown}."
         if wrapped
         else f"Send the fields of {tool} as top-level arguments instead."
     )
-    entries = _undeclared(undeclared, wrappers)
+    entries = _undeclared(undeclared[:LIST_LIMIT], wrappers)
     # Required fields the agent did send, only wrapped, are not missing.
     entries.extend(
         p for p in found if not (p["code"] == "required" and p["field"] in wrapped)
@@ -161,28 +169,29 @@ def _wrapper_error(
     return ToolInputError(
         f"Argument {shown} is not a field of {tool} and its value is an object: "
         f"this looks like a REST-style wrapper. {advice} "
-        f"Fields of {tool}: {', '.join(fields) or '(none)'}.",
+        f"Fields of {tool}: {few(fields) or '(none)'}.",
         code=ErrorCode.NESTED_WRAPPER,
         tool=tool,
         field=plain_name(key) or "<key>",
         fields=entries,
         hint="Send the fields flat at the top level of the arguments object.",
-        extra={"wrapped_fields": wrapped, "declared_fields": fields},
+        extra={"wrapped_fields": wrapped[:LIST_LIMIT], **_declared(fields)},
     )
 
 
 def _unknown_error(
     tool: str, schema: ToolSchema, undeclared: list[str], found: list[FieldError]
 ) -> ToolInputError:
+    """Name a few unknown arguments, each with a "did you mean", and count all."""
     candidates = sorted(schema.declared)
     suggestions: dict[str, str] = {}
-    entries = _undeclared(undeclared, [])
+    entries = _undeclared(undeclared[:LIST_LIMIT], [])
     guesses = {k: difflib.get_close_matches(k, candidates, 1) for k in undeclared}
     # A wrong name for a path argument ("id" for "code") is seldom close to it.
     taken = {name for close in guesses.values() for name in close}
     spare = [p["field"] for p in found if p["code"] == "required"]
     spare = [a for a in schema.path_arguments if a in spare and a not in taken]
-    for key, entry in zip(undeclared, entries, strict=True):
+    for key, entry in zip(undeclared, entries, strict=False):
         close = guesses[key] or ([spare.pop(0)] if spare else [])
         if close:
             entry["did_you_mean"] = close[0]
@@ -190,23 +199,23 @@ def _unknown_error(
             if plain_name(key):
                 suggestions[key] = close[0]
     hints = [repr(e["did_you_mean"]) for e in entries if "did_you_mean" in e]
-    message = (
-        f"Unknown argument{'s' if len(undeclared) > 1 else ''} "
-        f"{', '.join(_show_key(k) for k in undeclared)} for {tool}."
-    )
+    count = len(undeclared)
+    names = few(map(_show_key, undeclared))
+    message = f"Unknown argument{'s' if count > 1 else ''} {names} for {tool}."
     if hints:
         message += f" Did you mean {', '.join(hints)}?"
-    message += f" Arguments of {tool}: {', '.join(candidates) or '(none)'}."
+    message += f" Arguments of {tool}: {few(candidates) or '(none)'}."
     if any(k in arguments.NAMES for k in undeclared):
         message += " (Some protocol arguments apply to other kinds of tools only.)"
+    extra = {"suggestions": suggestions, **_declared(_body_fields(schema))}
     return ToolInputError(
         message,
         code=ErrorCode.UNKNOWN_ARGUMENT,
         tool=tool,
-        fields=entries + found,
+        fields=entries + found[:_MAX_ENTRIES],
         hint="Remove or rename the unknown arguments; the server would ignore "
-        "them and lose their data.",
-        extra={"suggestions": suggestions, "declared_fields": _declared_fields(schema)},
+        "them and lose their data. help: true lists every argument.",
+        extra=extra,
     )
 
 
@@ -255,7 +264,7 @@ def _bulk_items(
     if bad:
         raise refuse(
             f"Every item of the bulk body {key!r} must be an object of fields; "
-            f"items {_indexes(bad)} are not.",
+            f"items {few(bad, 10)} are not.",
             fields=[
                 {
                     "index": i,
@@ -276,7 +285,8 @@ def _checked_items(
     failures: list[tuple[int, ToolInputError]] = []
     bodies = []
     for index, raw in enumerate(items):
-        item = coerce(schema.input_schema, raw)
+        item = arguments.without_client_keys(schema.declared, raw)
+        item = coerce(schema.input_schema, item)
         try:
             _check_undeclared(tool, schema, item, _validate(schema, item))
             body = _body(schema, item)
@@ -321,7 +331,7 @@ def _check_not_empty(tool: str, schema: ToolSchema, body: Mapping[str, Any]) -> 
         return
     if body and not all(_blank(value) for value in body.values()):
         return
-    fields = ", ".join(schema.body_fields)
+    fields = few(schema.body_fields)
     message = (
         f"Every field sent to {tool} is empty, so it would create an empty "
         f"record. Send at least one field with a value: {fields}."
@@ -335,7 +345,7 @@ def _check_not_empty(tool: str, schema: ToolSchema, body: Mapping[str, Any]) -> 
         tool=tool,
         hint='A REST-style wrapper such as {"data": {...}} is the usual cause: '
         "unwrap it.",
-        extra={"declared_fields": list(schema.body_fields)},
+        extra=_declared(list(schema.body_fields)),
     )
 
 
@@ -359,17 +369,15 @@ def _path_ids(schema: ToolSchema, args: dict[str, Any]) -> dict[str, Any]:
     """Integer ids as (lossless) decimal text where a path argument is text."""
     properties = schema.input_schema.get("properties") or {}
     for name in schema.path_arguments:
-        types = arguments.schema_types(properties.get(name) or {})
-        numeric = {"integer", "number"} & set(types)
-        if type(args.get(name)) is int and "string" in types and not numeric:
+        types = set(arguments.schema_types(properties.get(name) or {}))
+        text_only = "string" in types and not types & {"integer", "number"}
+        if type(args.get(name)) is int and text_only:
             args[name] = str(args[name])
     return args
 
 
 def _blank(value: Any) -> bool:
-    if isinstance(value, str):
-        return not value.strip()
-    return value is None or (isinstance(value, list | dict) and not value)
+    return not value.strip() if isinstance(value, str) else value in (None, [], {})
 
 
 def _as_object(value: Any) -> Any:
@@ -389,10 +397,4 @@ def _json_container(text: str) -> Any:
 
 
 def _show_key(key: object) -> str:
-    name = plain_name(key)
-    return repr(name) if name else "(an argument with an unusual name)"
-
-
-def _indexes(indexes: Iterable[int]) -> str:
-    shown = [str(i) for i in list(indexes)[:10]]
-    return ", ".join(shown) + ("..." if len(shown) == 10 else "")
+    return repr(plain_name(key) or "") if plain_name(key) else "(an unusual name)"

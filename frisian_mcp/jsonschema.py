@@ -9,23 +9,18 @@ from __future__ import annotations
 
 import decimal
 from collections.abc import Callable, Mapping
-from typing import Any, cast
+from typing import Any
 
 from django.utils.functional import Promise
 from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError, ValidationError
+from jsonschema.exceptions import SchemaError
 from rest_framework.utils.encoders import JSONEncoder
-
-from frisian_mcp.exceptions import plain_name
-from frisian_mcp.types import FieldError
 
 __all__ = [
     "drop_required",
-    "field_path",
     "map_subschemas",
     "parameter_schema",
     "plain",
-    "problems",
     "scalar_or_list",
     "schema_problem",
     "structural",
@@ -260,124 +255,3 @@ def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 # -- value-free validation -------------------------------------------------
-
-# keyword -> (code, message); messages use schema values only, where
-# jsonschema's own would quote the input.
-_KEYWORDS: dict[str, tuple[str, str | None]] = {
-    "type": ("invalid_type", None),
-    "enum": ("invalid_choice", None),
-    "const": ("invalid_choice", None),
-    "required": ("required", None),
-    "additionalProperties": ("unknown_key", None),
-    "anyOf": ("invalid_form", None),
-    "oneOf": ("invalid_form", None),
-    "format": ("invalid_format", None),
-    "maxProperties": ("too_many_keys", None),
-    "maxLength": ("max_length", "must be at most {} characters long"),
-    "minLength": ("min_length", "must be at least {} characters long"),
-    "maximum": ("max_value", "must be at most {}"),
-    "exclusiveMaximum": ("max_value", "must be less than {}"),
-    "minimum": ("min_value", "must be at least {}"),
-    "exclusiveMinimum": ("min_value", "must be greater than {}"),
-    "pattern": ("invalid_format", "must match the pattern {}"),
-    "maxItems": ("max_items", "must have at most {} items"),
-    "minItems": ("min_items", "must have at least {} items"),
-    "uniqueItems": ("duplicate_items", "must not repeat items"),
-    "minProperties": ("empty_object", "must not be an empty object"),
-    "multipleOf": ("invalid_number", "must be a multiple of {}"),
-}
-_TYPE_NAMES = {
-    "string": "a string",
-    "integer": "an integer",
-    "number": "a number",
-    "boolean": "true or false",
-    "array": "a list",
-    "object": "an object",
-    "null": "null",
-}
-
-
-def problems(
-    validator: Draft202012Validator,
-    instance: Any,
-    fast: Callable[[Any], bool] | None = None,
-) -> list[FieldError]:
-    """Every schema problem of ``instance``, one entry per field and code.
-
-    ``fast``, from :func:`frisian_mcp.fastcheck.fast_check` on the
-    validator's schema, answers the common case (valid) without jsonschema's
-    per-keyword descent.
-    """
-    if (fast is not None and fast(instance)) or validator.is_valid(instance):
-        return []
-    found: dict[tuple[str, str], FieldError] = {}
-    errors = sorted(
-        validator.iter_errors(instance),
-        key=lambda e: (field_path(e.absolute_path), str(e.validator)),
-    )
-    for error in errors:
-        for problem in _describe(error):
-            found.setdefault((problem["field"], problem["code"]), problem)
-    return list(found.values())
-
-
-def field_path(parts: Any) -> str:
-    """``a.b[0].c`` from path parts; caller-chosen keys only when plain."""
-    path = ""
-    for part in parts:
-        if isinstance(part, int):
-            path += f"[{part}]"
-        elif plain_name(part) or not path:
-            path += f".{part}" if path else str(part)
-        else:
-            path += ".<key>"
-    return path
-
-
-def _describe(error: ValidationError) -> list[FieldError]:
-    keyword, value = str(error.validator), cast(Any, error.validator_value)
-    path = field_path(error.absolute_path)
-    instance = error.instance if isinstance(error.instance, Mapping) else {}
-    schema = error.schema if isinstance(error.schema, Mapping) else {}
-    code, template = _KEYWORDS.get(keyword, ("invalid", None))
-    if keyword == "required":
-        return [
-            {
-                "field": f"{path}.{n}" if path else str(n),
-                "code": code,
-                "message": "is required",
-            }
-            for n in value
-            if n not in instance
-        ]
-    if keyword == "additionalProperties":
-        allowed = set(schema.get("properties") or ())
-        named = sorted(k for k in instance if k not in allowed and plain_name(k))
-        message = "has keys that are not allowed"
-        if named:
-            message += ": " + ", ".join(named)
-        if allowed:
-            message += "; allowed keys: " + ", ".join(sorted(allowed))
-    elif keyword == "type":
-        types = value if isinstance(value, list) else [value]
-        message = "must be " + " or ".join(_TYPE_NAMES.get(t, str(t)) for t in types)
-    elif keyword == "enum":
-        message = "must be one of: " + ", ".join(_show(v) for v in value)
-    elif keyword == "const":
-        message = "must be " + _show(value)
-    elif keyword in ("minLength", "minItems") and value == 1:
-        message = "must not be empty"
-    elif template is not None:
-        message = template.format(value)
-    elif keyword in ("anyOf", "oneOf"):
-        hint = schema.get("description")
-        message = "does not match any accepted form" + (f" ({hint})" if hint else "")
-    else:
-        message = "is not valid here"
-    return [{"field": path or "arguments", "code": code, "message": message}]
-
-
-def _show(value: Any) -> str:
-    if value is None:
-        return "null"
-    return repr(value) if isinstance(value, str) else str(value)

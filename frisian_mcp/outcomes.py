@@ -21,9 +21,9 @@ from rest_framework import exceptions
 from rest_framework.settings import api_settings
 
 from frisian_mcp.conf import mcp_settings
-from frisian_mcp.exceptions import ToolExecutionError, ToolInputError, plain_name
+from frisian_mcp.exceptions import ToolExecutionError, ToolInputError, few, plain_name
 from frisian_mcp.jsonschema import plain
-from frisian_mcp.redaction import field_errors, host_detail, sent_values
+from frisian_mcp.redaction import Redact, Redactor, field_errors, host_detail
 from frisian_mcp.types import Call, ErrorCode, FieldError, JSONObject, Kind, ListState
 
 __all__ = [
@@ -175,9 +175,12 @@ def _error(
     tool: str, noun: str, call: Call, answer: Answer, known: frozenset[str] | None
 ) -> Exception:
     status = answer.status
-    sent = sent_values([call.body, call.path_kwargs, [v for _, v in call.query]])
+    redact = Redactor(
+        [call.arguments, call.body, call.path_kwargs, [v for _, v in call.query]],
+        call.input_schema,
+    )
     if status == 400:
-        return _rejected(tool, call, answer, sent, known)
+        return _rejected(tool, call, answer, redact, known)
     failed = status >= 500
     code, message, hint = STATUSES.get(
         status,
@@ -190,7 +193,7 @@ def _error(
     )
     message = message.format(noun=noun)
     extra: JSONObject = {}
-    detail = None if failed else host_detail(answer.data, sent)
+    detail = None if failed else host_detail(answer.data, redact)
     if detail is not None:
         # The host's own reason (which dependents block a delete, which
         # setting forbids the change): what REST would show, values redacted.
@@ -218,11 +221,11 @@ def _error(
 
 def _collided(message: str, conflicts: list[FieldError]) -> tuple[str, str]:
     """The conflict message and hint, naming colliding items and fields."""
-    names = ", ".join(dict.fromkeys(f["field"] for f in conflicts))
+    names = few(dict.fromkeys(f["field"] for f in conflicts))
     indexes = sorted({f["index"] for f in conflicts if "index" in f})
     if indexes:
         plural = "s" if len(indexes) > 1 else ""
-        shown = ", ".join(map(str, indexes[:10]))
+        shown = few(indexes, 10)
         where = f"Item{plural} {shown} of the bulk body collide{'' if plural else 's'}"
     else:
         where = "The value collides"
@@ -242,7 +245,7 @@ def _rejected(
     tool: str,
     call: Call,
     answer: Answer,
-    sent: set[str],
+    redact: Redact,
     known: frozenset[str] | None,
 ) -> ToolInputError:
     """A 400 as field errors; per item for a bulk body.
@@ -250,11 +253,11 @@ def _rejected(
     A field the tool does not take (``known``) is a dead end: the tool's
     schema is incomplete, which the operator can fix and the agent cannot.
     """
-    fields = field_errors(answer.data, sent)
+    fields = field_errors(answer.data, redact)
     if call.body is None and call.listing.filters:
         fields = [_in_filters(entry, call.listing.filters) for entry in fields]
     if not call.bulk:
-        names = ", ".join(dict.fromkeys(f["field"] for f in fields)) or "the data"
+        names = few(dict.fromkeys(f["field"] for f in fields)) or "the data"
         message, fix = f"{tool} rejected the data:", f"fix {names} and call again."
         hint = (
             "Each entry of 'fields' names a field, a DRF error code and what is wrong."
@@ -262,7 +265,7 @@ def _rejected(
     else:
         fields = [_indexed(entry, answer.index) for entry in fields]
         indexes = sorted({f["index"] for f in fields if "index" in f})
-        shown = ", ".join(map(str, indexes[:10])) or "?"
+        shown = few(indexes, 10) or "?"
         plural = "s" if len(indexes) != 1 else ""
         message = (
             f"{tool} rejected {len(indexes) or 'some'} item{plural} of the bulk "
@@ -329,11 +332,8 @@ def _indexed(entry: FieldError, index: int | None) -> FieldError:
 
 
 def _retry_after(answer: Answer) -> float | None:
-    header = {k.lower(): v for k, v in answer.headers.items()}.get("retry-after")
-    try:
-        return float(header) if header is not None else None
-    except ValueError:
-        return None
+    header = {k.lower(): v for k, v in answer.headers.items()}.get("retry-after", "")
+    return float(header) if re.fullmatch(r"\s*\d+(\.\d+)?\s*", header) else None
 
 
 def page(rows: Any, listing: ListState) -> JSONObject:

@@ -14,11 +14,11 @@ from urllib.parse import urlencode
 from jsonschema import Draft202012Validator
 
 from frisian_mcp.conf import mcp_settings
-from frisian_mcp.exceptions import ToolInputError, plain_name
-from frisian_mcp.jsonschema import problems
+from frisian_mcp.exceptions import ToolInputError
 from frisian_mcp.schema import ToolSchema
 from frisian_mcp.spectacular import FilterSchemas
 from frisian_mcp.types import ErrorCode, FieldError, ListState
+from frisian_mcp.validation import problems, unknown_keys
 
 __all__ = ["LiveFilters", "growing_filters", "pairs"]
 
@@ -80,11 +80,7 @@ def _growing_problems(
 ) -> list[FieldError]:
     unknown = [key for key in extra if key not in found]
     if unknown:
-        named = sorted(key for key in unknown if plain_name(key))
-        message = "has keys that are not allowed"
-        message += f": {', '.join(named)}" if named else ""
-        allowed = sorted({*schema.filter_parameters, *found})
-        message += f"; allowed keys: {', '.join(allowed)}" if allowed else ""
+        message = unknown_keys(unknown, {*schema.filter_parameters, *found})
         return [{"field": "filters", "code": "unknown_key", "message": message}]
     typed = {key: found[key] for key in extra}
     root = {"properties": {"filters": {"properties": typed}}}

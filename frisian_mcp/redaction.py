@@ -1,21 +1,43 @@
-"""Redaction: a host's error data as field errors that quote no caller value.
+"""Redaction: a host's messages with no fragment of a caller's value left.
 
 Reads DRF's error shape, drf-standardized-errors' and RFC 9457 problem
-details; every value the caller sent is replaced by ``<value>`` (seed 002).
+details. :class:`Redactor` replaces every part of a message that came from
+the call's values by ``<value>``, and keeps the words the message's author
+could have written without seeing them (docs/errors.md, "Redaction").
 """
 
 from __future__ import annotations
 
+import functools
+import itertools
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
+
+from django.core import validators
+from django.db.models import fields as model_fields
+from django.forms import fields as form_fields
+from django.forms import models as form_models
+from django.utils import translation
+from django.utils.functional import Promise
+from rest_framework import exceptions, relations, serializers
+from rest_framework import validators as drf_validators
 
 from frisian_mcp.exceptions import plain_name
 from frisian_mcp.types import FieldError
 
-__all__ = ["field_errors", "host_detail", "redact", "sent_values"]
+__all__ = ["Redactor", "field_errors", "host_detail"]
 
+#: A message as the host wrote it -> the same with the caller's values out.
+Redact = Callable[[str], str]
+
+_WORD = re.compile(r"\w+")
+_SPACE = re.compile(r"\s")
+_HOST_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 _DOTTED = re.compile(r"[\w.\[\]-]{1,128}")
+#: Longest host text kept; longer text is cut before it is redacted.
+_MAX_TEXT = 500
+_PLACEHOLDER = "<value>"
 # DRF error codes whose stock messages quote the submitted value.
 _REPLACED = {
     "invalid_choice": "is not one of the allowed choices",
@@ -28,13 +50,189 @@ _REPLACED = {
 }
 
 
-def field_errors(data: Any, sent: set[str]) -> list[FieldError]:
+class Redactor:
+    """Takes every fragment of the call's values out of a host's message.
+
+    A word of the message (a run of letters, digits and underscores) is the
+    caller's when it is a whole value the call sent (2 characters or more),
+    occurs in one (4 or more; 3 when it is a whole word there), holds a
+    whole word the caller sent (4 or more), or shares 6 characters in a row
+    with a sent value. It becomes ``<value>``, and so do the caller's words
+    joined to it without a space (``evil.example`` of a URL, ``zz:1`` of
+    ``SECRET-zz:1``). A word of the tool's schema or of a stock DRF, Django
+    or django-filter message stays: it says nothing about the value. Keys
+    shaped like names are names, not values
+    (:func:`~frisian_mcp.exceptions.plain_name`).
+    """
+
+    def __init__(self, sent: Any, schema: Mapping[str, Any] | None = None) -> None:
+        self._texts = sorted(set(_texts(sent)), key=len, reverse=True)
+        self._haystack = "\x00".join(self._texts).casefold()
+        self._schema = schema or {}
+        self._marks: dict[str, int] = {}
+
+    @functools.cached_property
+    def _whole(self) -> frozenset[str]:
+        return frozenset(text.casefold() for text in self._texts)
+
+    @functools.cached_property
+    def _sent_words(self) -> frozenset[str]:
+        return frozenset(_WORD.findall(self._haystack))
+
+    @functools.cached_property
+    def _own_words(self) -> frozenset[str]:
+        """Words the caller sent that no schema or stock message has."""
+        return self._sent_words - self._known
+
+    @functools.cached_property
+    def _known(self) -> frozenset[str]:
+        stock = _stock_words(translation.get_language())
+        return stock | _schema_words(self._schema) | {"value", "key"}
+
+    def __call__(self, text: str) -> str:
+        """``text`` with every fragment of the call's values as ``<value>``."""
+        if len(text) > _MAX_TEXT:
+            text = text[:_MAX_TEXT] + "…"
+        if not self._haystack:
+            return text
+        text = self._whole_values(text)
+        tokens = list(_WORD.finditer(text))
+        marks = [self._mark(token.group()) for token in tokens]
+        gaps = [text[a.end() : b.start()] for a, b in itertools.pairwise(tokens)]
+        joined = [not _SPACE.search(gap) for gap in gaps]
+        hidden = [mark == 2 for mark in marks]
+        for order in (range(len(joined)), reversed(range(len(joined)))):
+            for i in order:  # the caller's words joined to a hidden one
+                if (
+                    joined[i]
+                    and marks[i]
+                    and marks[i + 1]
+                    and (hidden[i] or hidden[i + 1])
+                ):
+                    hidden[i] = hidden[i + 1] = True
+        parts, end = [], 0
+        for i, token in enumerate(tokens):
+            if not hidden[i]:
+                continue
+            if i and hidden[i - 1] and (joined[i - 1] or gaps[i - 1].isspace()):
+                end = token.end()  # the same fragment goes on
+                continue
+            parts.append(text[end : token.start()] + _PLACEHOLDER)
+            end = token.end()
+        return "".join(parts) + text[end:] if parts else text
+
+    def _mark(self, word: str) -> int:
+        """2: the caller's, to hide; 1: in a sent value, hidden with one; 0."""
+        found = self._marks.get(word)
+        if found is None:
+            low = word.casefold()
+            sent = low in self._haystack
+            if low in self._known or (low.isdigit() and len(low) < 3):
+                found = int(sent)
+            elif (
+                (len(low) >= 4 and sent)
+                or (len(low) >= 2 and low in self._whole)
+                or (len(low) == 3 and low in self._sent_words)
+                or any(w in self._own_words for w in _inner(low))
+                or any(low[i : i + 6] in self._haystack for i in range(len(low) - 5))
+            ):
+                found = 2
+            else:
+                found = int(sent)
+            self._marks[word] = found
+        return found
+
+    def _whole_values(self, text: str) -> str:
+        """Values without a word of their own (``a-b-c``, symbols), whole."""
+        for value in self._wordless:
+            if value in text:
+                text = text.replace(value, _PLACEHOLDER)
+        return text
+
+    @functools.cached_property
+    def _wordless(self) -> list[str]:
+        return [
+            value
+            for value in self._texts
+            if len(value) >= 3 and all(len(w) < 3 for w in _WORD.findall(value))
+        ]
+
+
+def _inner(word: str) -> Iterator[str]:
+    """Every part of ``word`` of 4 to 64 characters shorter than itself."""
+    for start in range(len(word) - 3):
+        for end in range(start + 4, min(len(word), start + 64) + 1):
+            if end - start < len(word):
+                yield word[start:end]
+
+
+def _texts(sent: Any) -> Iterator[str]:
+    """Every scalar the call sent, and every key that is not a plain name."""
+    if isinstance(sent, Mapping):
+        for key, value in sent.items():
+            if not plain_name(key):
+                yield str(key)
+            yield from _texts(value)
+    elif isinstance(sent, list | tuple):
+        for value in sent:
+            yield from _texts(value)
+    elif sent is not None and not isinstance(sent, bool) and str(sent):
+        yield str(sent)
+
+
+@functools.lru_cache(maxsize=16)
+def _stock_words(language: str | None) -> frozenset[str]:
+    """The words of DRF's, Django's and django-filter's stock messages."""
+    modules = [validators, model_fields, form_fields, form_models]
+    modules += [exceptions, relations, serializers, drf_validators]
+    try:
+        from django_filters import fields as filter_fields
+    except ImportError:  # django-filter is optional
+        pass
+    else:
+        modules.append(filter_fields)
+    texts = [
+        str(text)
+        for module in modules
+        for cls in vars(module).values()
+        if isinstance(cls, type)
+        for text in _messages_of(cls)
+    ]
+    return frozenset(word.casefold() for text in texts for word in _WORD.findall(text))
+
+
+def _messages_of(cls: type) -> Iterator[Any]:
+    for klass in cls.__mro__:
+        yield from (vars(klass).get("default_error_messages") or {}).values()
+        for name in ("message", "default_detail"):
+            text = vars(klass).get(name)
+            if isinstance(text, str | Promise):
+                yield text
+
+
+def _schema_words(schema: Any) -> frozenset[str]:
+    """Every name, choice, limit and word of a tool's inputSchema."""
+    words: set[str] = set()
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Mapping):
+            words.update(str(k).casefold() for k in node)
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, str | int | float) and not isinstance(node, bool):
+            words.update(_WORD.findall(str(node).casefold()))
+    return frozenset(words)
+
+
+def field_errors(data: Any, redact: Redact) -> list[FieldError]:
     """A 400's error data as ``[{"field", "code", "message"}]``.
 
     Reads DRF's own shape, drf-standardized-errors' (``errors`` of ``code``,
     ``detail``, ``attr``) and RFC 9457 problem details; anything else gets
-    one value-free entry rather than a guess. Every value the caller sent
-    (``sent``) is redacted from every message, whatever the shape.
+    one value-free entry rather than a guess. Every message and field path
+    goes through ``redact``.
     """
     if isinstance(data, Mapping):
         listed = data.get("errors", data.get("invalid_params"))
@@ -43,11 +241,11 @@ def field_errors(data: Any, sent: set[str]) -> list[FieldError]:
             and listed
             and all(isinstance(e, Mapping) for e in listed)
         ):
-            return [_listed(entry, sent) for entry in listed]
+            return [_listed(entry, redact) for entry in listed]
         if "status" in data and ("title" in data or "type" in data):
-            detail = host_detail(data, sent) or "the request is invalid"
+            detail = host_detail(data, redact) or "the request is invalid"
             return [{"field": "non_field_errors", "code": "invalid", "message": detail}]
-    found = _drf_errors(data, sent, "")
+    found = _drf_errors(data, redact, "")
     if found is not None:
         return found
     return [
@@ -60,15 +258,15 @@ def field_errors(data: Any, sent: set[str]) -> list[FieldError]:
     ]
 
 
-def _drf_errors(data: Any, sent: set[str], prefix: str) -> list[FieldError] | None:
+def _drf_errors(data: Any, redact: Redact, prefix: str) -> list[FieldError] | None:
     """DRF's error shape (text leaves in lists and dicts) as entries, else None."""
     if isinstance(data, str):
-        return [_entry(prefix, data, sent)]
+        return [_entry(prefix, data, redact)]
     if isinstance(data, Mapping):
         parts = [
             (f"{prefix}[{key}]", value)
             if isinstance(key, int)  # ListSerializer errors, by item index
-            else (f"{prefix}.{plain_name(key) or '<key>'}".lstrip("."), value)
+            else (f"{prefix}.{_host_name(key) or '<key>'}".lstrip("."), value)
             for key, value in data.items()
         ]
     elif isinstance(data, list | tuple):
@@ -80,30 +278,34 @@ def _drf_errors(data: Any, sent: set[str], prefix: str) -> list[FieldError] | No
         return None
     errors: list[FieldError] = []
     for path, value in parts:
-        found = _drf_errors(value, sent, path)
+        found = _drf_errors(value, redact, path)
         if found is None:
             return None
         errors.extend(found)
     return errors
 
 
-def _listed(entry: Mapping[str, Any], sent: set[str]) -> FieldError:
+def _host_name(key: object) -> str | None:
+    """A name the host's error data uses, if it is an identifier."""
+    return key if isinstance(key, str) and _HOST_NAME.fullmatch(key) else None
+
+
+def _listed(entry: Mapping[str, Any], redact: Redact) -> FieldError:
     """One entry of drf-standardized-errors' or RFC 9457's ``invalid_params``."""
     attr = entry.get("attr", entry.get("name"))
-    field = plain_name(attr)
+    field = _host_name(attr)
     if field is None and isinstance(attr, str) and _DOTTED.fullmatch(attr):
         field = attr  # a dotted path to a nested field, e.g. "items.0.name"
     code = entry.get("code")
     detail = entry.get("detail", entry.get("reason"))
     return {
-        "field": field or "non_field_errors",
-        "code": code if isinstance(code, str) and plain_name(code) else "invalid",
-        "message": _REPLACED.get(str(code))
-        or redact(str(detail or "is invalid"), sent),
+        "field": redact(field) if field else "non_field_errors",
+        "code": code if isinstance(code, str) and _host_name(code) else "invalid",
+        "message": _REPLACED.get(str(code)) or redact(str(detail or "is invalid")),
     }
 
 
-def host_detail(data: Any, sent: set[str]) -> str | None:
+def host_detail(data: Any, redact: Redact) -> str | None:
     """The host's refusal reason (``detail``, a problem's ``title``), redacted."""
     text = data[0] if isinstance(data, list | tuple) and len(data) == 1 else data
     if isinstance(text, Mapping):
@@ -114,39 +316,14 @@ def host_detail(data: Any, sent: set[str]) -> str | None:
             text = first.get("detail")
     if not isinstance(text, str) or not text.strip():
         return None
-    return redact(text.strip()[:500], sent)
+    return redact(text.strip())
 
 
-def _entry(field: str, detail: Any, sent: set[str]) -> FieldError:
+def _entry(field: str, detail: Any, redact: Redact) -> FieldError:
     code = str(getattr(detail, "code", None) or "invalid")
-    message = _REPLACED.get(code) or redact(str(detail), sent)
-    return {"field": field or "non_field_errors", "code": code, "message": message}
-
-
-def sent_values(sent: Any) -> set[str]:
-    """Every scalar the caller sent, as text."""
-    if isinstance(sent, Mapping):
-        sent = list(sent.values())
-    if isinstance(sent, list | tuple):
-        return set().union(*(sent_values(v) for v in sent)) if sent else set()
-    if sent is None or isinstance(sent, bool) or str(sent) == "":
-        return set()
-    return {str(sent)}
-
-
-def redact(message: str, values: Iterable[str]) -> str:
-    """``message`` with every one of ``values`` replaced by ``<value>``.
-
-    Numbers of one or two digits stay: they carry nothing to hide, and
-    redacting them would mangle the host's counts and limits.
-    """
-    for value in sorted(values, key=len, reverse=True):
-        if (len(value) < 2 and not value.isalnum()) or (
-            value.isdigit() and len(value) < 3
-        ):
-            continue
-        pattern = re.escape(value)
-        if value[:1].isalnum():
-            pattern = r"(?<![\w])" + pattern + r"(?![\w])"
-        message = re.sub(pattern, "<value>", message)
-    return message
+    message = _REPLACED.get(code) or redact(str(detail))
+    return {
+        "field": redact(field) if field else "non_field_errors",
+        "code": code,
+        "message": message,
+    }

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Model
 
-from frisian_mcp.exceptions import ToolInputError
+from frisian_mcp.exceptions import LIST_LIMIT, ToolInputError
 from frisian_mcp.relations import Relation
 from frisian_mcp.types import ErrorCode, FieldError
 
@@ -203,7 +203,7 @@ def _problem(
         "field": field,
         "code": "invalid_reference",
         "message": message,
-        "lookup_fields": list(relation.lookup_fields),
+        "lookup_fields": list(relation.lookup_fields)[:LIST_LIMIT],
     }
     if index is not None:
         problem["index"] = index

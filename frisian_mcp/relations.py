@@ -19,7 +19,7 @@ from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from rest_framework import relations, serializers
 
 from frisian_mcp.conf import mcp_settings
-from frisian_mcp.exceptions import SchemaError
+from frisian_mcp.exceptions import SchemaError, few
 from frisian_mcp.jsonschema import plain, structural
 
 __all__ = [
@@ -95,7 +95,7 @@ class Relation:
 
     def describe_lookups(self) -> str:
         """Human-readable list of the accepted lookup keys."""
-        return ", ".join(
+        return few(
             key[0] if len(key) == 1 else "(" + " + ".join(key) + ")"
             for key in self.lookup_sets
         )

@@ -280,6 +280,10 @@ class Call:
     validate_only: bool = False
     listing: ListState = field(default_factory=ListState)
     error: ToolInputError | None = None
+    #: The arguments as sent and the tool's inputSchema: what no message may
+    #: quote, and the names one may (frisian_mcp.redaction).
+    arguments: Mapping[str, Any] = field(default_factory=dict)
+    input_schema: Mapping[str, Any] = field(default_factory=dict)
 
 
 class TextContent(TypedDict):
