@@ -58,6 +58,7 @@ def check(
             return call
         _check_undeclared(tool, schema, rest, found)
         call.listing = listing = arguments.list_state(tool, options, caller)
+        call.paged = "page" in schema.protocol_arguments
         growing = query.growing_filter_problems(
             schema, listing.filters, live, call.path_kwargs
         )

@@ -22,8 +22,9 @@ from rest_framework import exceptions
 from frisian_mcp.conf import mcp_settings
 from frisian_mcp.exceptions import ToolExecutionError, ToolInputError
 from frisian_mcp.jsonschema import plain
+from frisian_mcp.pagination import page
 from frisian_mcp.redaction import field_errors, host_detail, sent_values
-from frisian_mcp.types import Call, ErrorCode, FieldError, JSONObject, Kind, ListState
+from frisian_mcp.types import Call, ErrorCode, FieldError, JSONObject, Kind
 
 __all__ = [
     "BUSY_RETRY_AFTER",
@@ -31,7 +32,6 @@ __all__ = [
     "Answer",
     "ToolRefused",
     "busy",
-    "page",
     "refused_query",
     "result",
 ]
@@ -122,7 +122,7 @@ def result(
         return {"deleted": True}
     if data is None:
         return {}
-    if kind == Kind.LIST and isinstance(data, list):
+    if call.paged and isinstance(data, list):
         data = page(data, call.listing)
     structured = plain(data)
     return structured if isinstance(structured, dict) else {"result": structured}
@@ -288,24 +288,6 @@ def _retry_after(answer: Answer) -> float | None:
         return float(header) if header is not None else None
     except ValueError:
         return None
-
-
-def page(rows: Any, listing: ListState) -> JSONObject:
-    """One page of ``rows`` (a list or a queryset) with its counts (ADR 0003).
-
-    Pages the tool pagination's queryset and a list a view returned whole.
-    """
-    count = rows.count() if isinstance(rows, QuerySet) else len(rows)
-    start = (listing.page - 1) * listing.page_size
-    # Past the end nothing is queried: a huge page would overflow OFFSET.
-    chunk = list(rows[start : start + listing.page_size]) if start < count else []
-    return {
-        "results": chunk,
-        "count": count,
-        "page": listing.page,
-        "page_size": listing.page_size,
-        "has_more": start + len(chunk) < count,
-    }
 
 
 def _bulk(data: Any, pk: str) -> JSONObject:

@@ -7,6 +7,7 @@ replaced by the id, slug or URL the field wants (docs/security.md).
 
 from __future__ import annotations
 
+import pydoc
 import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -37,12 +38,13 @@ def resolve(
     """Replace lookup objects in ``items`` (in place) by the ids they name.
 
     A hyperlinked field's ids become its URLs the same way. The fields come
-    from the view's own ``get_serializer()``, asked only when there is
-    something to resolve. Raises :class:`ToolInputError`
+    from the view's own ``get_serializer()`` (or, for a body declared apart
+    from it, the declaring serializer class with the view's context), asked
+    only when there is something to resolve. Raises :class:`ToolInputError`
     (``invalid_reference``) listing every reference that matched zero or
     several rows; ``indexed`` adds the item index (bulk bodies).
     """
-    fields = None
+    fields: dict[Any, Any] = {}
     problems: list[FieldError] = []
     for index, item in enumerate(items):
         for name, relation in schema.relations.items():
@@ -51,11 +53,10 @@ def resolve(
             members = list(value) if many else [value]
             if not any(_lookup_of(relation, m) for m in members):
                 continue
-            if fields is None:
-                fields = view.get_serializer().fields
-            if name not in fields:
+            field = _field(view, relation, fields)
+            if field is None:
                 continue
-            child = getattr(fields[name], "child_relation", fields[name])
+            child = getattr(field, "child_relation", field)
             for position, member in enumerate(members):
                 lookup = _lookup_of(relation, member)
                 if lookup is None:
@@ -69,6 +70,17 @@ def resolve(
             item[name] = members if many else members[0]
     if problems:
         raise _reference_error(tool, problems)
+
+
+def _field(view: Any, relation: Relation, found: dict[Any, Any]) -> Any:
+    """The bound serializer field behind ``relation``, if there is one."""
+    path = relation.owner
+    if path not in found:
+        serializer, owner = view.get_serializer(), pydoc.locate(path or "")
+        if isinstance(owner, type) and not isinstance(serializer, owner):
+            serializer = owner(context=view.get_serializer_context())
+        found[path] = serializer.fields
+    return found[path].get(relation.name)
 
 
 def _lookup_of(relation: Relation, value: Any) -> Mapping[str, Any] | None:

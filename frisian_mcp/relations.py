@@ -20,7 +20,7 @@ from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from rest_framework import relations, serializers
 
 from frisian_mcp.conf import mcp_settings
-from frisian_mcp.exceptions import SchemaError
+from frisian_mcp.exceptions import HOST_ERRORS, SchemaError
 from frisian_mcp.jsonschema import plain, structural
 
 __all__ = ["Relation", "argument_schema", "record_schema"]
@@ -50,6 +50,8 @@ class Relation:
     ``native`` when the field resolves lookup objects itself.
     ``lookup_sets`` lists the unique keys of the related model a lookup
     object may use: single unique fields and unique-together sets.
+    ``owner`` is the dotted path of the serializer class declaring the field
+    (a path, so schemas stay picklable for the shared cache).
     """
 
     name: str
@@ -59,6 +61,7 @@ class Relation:
     model: type[models.Model] | None
     slug_field: str | None = None
     lookup_sets: tuple[tuple[str, ...], ...] = ()
+    owner: str | None = None
 
     @property
     def lookup_fields(self) -> tuple[str, ...]:
@@ -159,6 +162,7 @@ def describe_relation(
         model=model,
         slug_field=getattr(inner, "slug_field", None) if kind == "slug" else None,
         lookup_sets=lookup_sets(model) if model is not None else (),
+        owner=_dotted(type(field.parent)),
     )
 
 
@@ -205,20 +209,34 @@ def relation_schema(relation: Relation, base: dict[str, Any]) -> dict[str, Any]:
 
 
 def _queryset_model(field: Any) -> type[models.Model] | None:
+    """The related model: of ``queryset=``, the model field, or ``get_queryset()``.
+
+    A many field's source is its ``ManyRelatedField``'s. ``get_queryset()``
+    (which a class may supply instead of ``queryset=``) is asked last: it may
+    need a request.
+    """
     model = getattr(getattr(field, "queryset", None), "model", None)
-    if model is not None:
-        return model  # type: ignore[no-any-return]
-    # get_queryset() may need the request; fall back to the model field.
-    parent = field.parent
-    if isinstance(parent, relations.ManyRelatedField):
-        parent = parent.parent
-    parent_model = getattr(getattr(parent, "Meta", None), "model", None)
-    source = (field.source or field.field_name or "").split(".")[0]
-    if parent_model is None or not source:
-        return None
-    with contextlib.suppress(FieldDoesNotExist):
-        model = getattr(parent_model._meta.get_field(source), "related_model", None)
+    many = isinstance(field.parent, relations.ManyRelatedField)
+    outer = field.parent if many else field
+    parent_model = getattr(getattr(outer.parent, "Meta", None), "model", None)
+    source = outer.source.split(".")[0]
+    if model is None and parent_model is not None and source not in ("", "*"):
+        with contextlib.suppress(FieldDoesNotExist):
+            model = getattr(parent_model._meta.get_field(source), "related_model", None)
+    if model is None:
+        try:
+            model = getattr(field.get_queryset(), "model", None)
+        except HOST_ERRORS as exc:
+            where = f"{type(outer.parent).__name__}.{outer.field_name}"
+            logger.warning(
+                "frisian_mcp: get_queryset() of %s raised %s; ids taken as strings.",
+                *(where, type(exc).__name__),
+            )
     return model if isinstance(model, type) else None
+
+
+def _dotted(cls: type[Any]) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
 
 
 def _id_forms(relation: Relation) -> list[dict[str, Any]]:

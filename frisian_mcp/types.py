@@ -246,7 +246,8 @@ class Call:
 
     ``body`` is one object, or a list of them when ``bulk``. ``error`` is an
     argument problem to report once the caller passed the view's access
-    checks (DRF checks permissions before it reads a body).
+    checks (DRF checks permissions before it reads a body). ``paged``: the
+    tool pages (a list, or a GET action REST pages) by ``listing``.
     """
 
     path_kwargs: dict[str, str] = field(default_factory=dict)
@@ -255,6 +256,7 @@ class Call:
     bulk: bool = False
     validate_only: bool = False
     listing: ListState = field(default_factory=ListState)
+    paged: bool = False
     error: ToolInputError | None = None
 
 

@@ -34,6 +34,7 @@ INSTALLED_APPS = [
     "tests.testapp",
     "tests.scaleapp",
     "tests.zoo",
+    "tests.hosts.docsearch",
 ]
 
 try:  # django-oauth-toolkit is optional: the OAuth tests skip without it
