@@ -155,8 +155,9 @@ class SchemaBuilder:
         record = self._record(endpoint, view, auto)
         record_fields = tuple((record or {}).get("properties") or ())
         growing = endpoint.kind == Kind.LIST and self._grows(endpoint, view)
+        paged = spectacular.pages(endpoint, view, auto)
         protocol = arguments.declared_for(
-            endpoint.kind, url.filters, record_fields, growing=growing
+            endpoint.kind, url.filters, record_fields, growing=growing, paged=paged
         )
         for name, schema in protocol.items():
             properties.setdefault(name, schema)
@@ -321,9 +322,7 @@ def _url_arguments(
         schema = _parameter_schema(in_path.get(name), components, defs)
         url.properties[argument] = schema or {"type": "string"}
         url.required.append(argument)
-    paging = set()
-    if endpoint.kind == Kind.LIST:
-        paging = spectacular.pagination_parameters(auto)
+    paging = spectacular.pagination_parameters(auto)
     for parameter in found:
         name = str(parameter.get("name"))
         if parameter.get("in") != "query" or name in paging:

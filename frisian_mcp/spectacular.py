@@ -6,9 +6,11 @@ spectacular API frisian_mcp relies on is called from this module only.
 
 from __future__ import annotations
 
+import dis
 import inspect
 import logging
 from collections.abc import Callable, Mapping
+from types import CodeType
 from typing import Any
 
 from drf_spectacular.drainage import GENERATOR_STATS
@@ -22,12 +24,13 @@ from drf_spectacular.plumbing import (
     modify_for_versioning,
 )
 from drf_spectacular.settings import patched_settings, spectacular_settings
+from rest_framework.generics import GenericAPIView
 from rest_framework.versioning import NamespaceVersioning
 
 from frisian_mcp.exceptions import HOST_ERRORS
 from frisian_mcp.jsonschema import to_json_schema
 from frisian_mcp.routing import pinned_version
-from frisian_mcp.types import Endpoint
+from frisian_mcp.types import Endpoint, Kind
 
 __all__ = [
     "components",
@@ -39,6 +42,7 @@ __all__ = [
     "instance_filters",
     "live_filters",
     "make_view",
+    "pages",
     "pagination_parameters",
     "parameters",
     "serializer",
@@ -220,6 +224,49 @@ def parameters(auto: AutoSchema) -> list[dict[str, Any]]:
 def pagination_parameters(auto: AutoSchema) -> set[str]:
     """The names of the view's own paging query parameters."""
     return {str(p.get("name")) for p in auto._get_pagination_parameters()}
+
+
+def pages(endpoint: Endpoint, view: Any, auto: AutoSchema) -> bool:
+    """Whether the endpoint's tool pages: a list, or a GET action REST pages.
+
+    An action pages when its view has a paginator and spectacular documents
+    a list response (and so the paging parameters), or when its handler asks
+    the paginator for a page (``paginate_queryset``, in the handler or in a
+    view method it calls, such as ``list``).
+    """
+    if endpoint.kind == Kind.LIST:
+        return True
+    if endpoint.kind != Kind.ACTION or endpoint.method != "GET":
+        return False
+    if not isinstance(view, GenericAPIView) or view.pagination_class is None:
+        return False
+    cls = type(view)
+    return bool(pagination_parameters(auto)) or _calls(cls, endpoint.handler_name, 3)
+
+
+def _calls(cls: type[Any], name: str, depth: int) -> bool:
+    """Whether ``cls.name`` calls ``paginate_queryset``, ``depth`` calls deep.
+
+    Calls are followed through ``self`` only (``self.list``), never through
+    other objects' attributes or globals (``list()``).
+    """
+    function = getattr(cls, name, None)
+    code = getattr(inspect.unwrap(function), "__code__", None) if function else None
+    if not isinstance(code, CodeType) or not code.co_varnames:
+        return False
+    this, found, on_self, stack = code.co_varnames[0], set(), set(), [code]
+    while stack:  # the function's code and the code nested in it
+        current, previous = stack.pop(), None
+        for instruction in dis.get_instructions(current):
+            if instruction.opname in ("LOAD_ATTR", "LOAD_METHOD"):
+                found.add(instruction.argval)
+                if previous is not None and previous.argval == this:
+                    on_self.add(instruction.argval)
+            previous = instruction
+        stack += [c for c in current.co_consts if isinstance(c, CodeType)]
+    if "paginate_queryset" in found:
+        return True
+    return depth > 1 and any(_calls(cls, n, depth - 1) for n in on_self - {name})
 
 
 def filter_sets(view: Any) -> list[tuple[Any, type[Any]]]:

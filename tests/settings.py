@@ -35,6 +35,7 @@ INSTALLED_APPS = [
     "tests.scaleapp",
     "tests.zoo",
     "tests.hosts.docsearch",
+    "tests.hosts.l10n",
 ]
 
 try:  # django-oauth-toolkit is optional: the OAuth tests skip without it
