@@ -108,10 +108,13 @@ def argument_schema(
     if _is_unmapped(field):
         schema = _unmapped(serializer, name, schema)
     relation = describe_relation(name, field)
-    if relation is not None and not _has_explicit_schema(field):
-        schema = relation_schema(relation, schema)
+    if relation is not None:
+        # A native field's own schema (a host's extension) may add scalar
+        # forms, such as a name; its objects give way to the lookup object.
+        inner = getattr(field, "child_relation", getattr(field, "child", field))
+        own = not relation.managed and _has_explicit_schema(inner)
+        schema = relation_schema(relation, schema, _scalars(schema) if own else [])
     else:
-        relation = None
         _seal_nested(schema, field)
     default = _model_default(serializer, field)
     if default is not _NO_DEFAULT and "default" not in schema:
@@ -180,14 +183,18 @@ def lookup_sets(model: type[models.Model]) -> tuple[tuple[str, ...], ...]:
     return tuple(dict.fromkeys(keys))
 
 
-def relation_schema(relation: Relation, base: dict[str, Any]) -> dict[str, Any]:
+def relation_schema(
+    relation: Relation, base: dict[str, Any], scalars: list[dict[str, Any]]
+) -> dict[str, Any]:
     """JSON Schema of a related field's argument.
 
     ``base`` is what drf-spectacular produced for the field; only its
     title and description are kept. The lookup object comes from the related
-    model, never from the field's own (or an extension's) nested shape.
+    model, never from the field's own (or an extension's) nested shape;
+    ``scalars`` are further forms the field's own schema declares.
     """
     options = _id_forms(relation)
+    options += [form for form in scalars if form not in options]
     lookup = _lookup_object(relation)
     if lookup is not None:
         options.append(lookup)
@@ -237,6 +244,16 @@ def _queryset_model(field: Any) -> type[models.Model] | None:
 
 def _dotted(cls: type[Any]) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def _scalars(schema: dict[str, Any]) -> list[dict[str, Any]]:
+    """The scalar forms (type and format) a field's schema declares."""
+    node = schema.get("items", schema) if schema.get("type") == "array" else schema
+    found = []
+    for option in node.get("oneOf") or node.get("anyOf") or [node]:
+        if option.get("type") in ("string", "integer", "number"):
+            found.append({k: option[k] for k in ("type", "format") if k in option})
+    return found
 
 
 def _id_forms(relation: Relation) -> list[dict[str, Any]]:

@@ -199,15 +199,17 @@ class SchemaBuilder:
         if endpoint.method not in ("POST", "PUT", "PATCH"):
             return BodySchema()
         body = self._body(view, auto)
-        if endpoint.method == "PATCH" and body.argument is None:
-            # Partial means "may be left out", not "a reference may be
-            # incomplete": related fields keep their rules.
+        partial = endpoint.method == "PATCH" and body.argument is None
+        if partial or spectacular.allocates(endpoint, auto):
+            # "May be left out", not "a reference may be incomplete": related
+            # fields keep their rules. An allocator fills in what it allocates.
             props = {
                 k: v if k in body.relations else drop_required(v)
                 for k, v in body.properties.items()
             }
             defs = {k: drop_required(v) for k, v in body.defs.items()}
-            return replace(body, properties=props, required=(), defs=defs)
+            kept = body.required if body.argument else ()  # a list body is sent
+            return replace(body, properties=props, required=kept, defs=defs)
         if (
             endpoint.kind == Kind.ACTION
             and body.required

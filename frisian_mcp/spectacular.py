@@ -25,6 +25,7 @@ from drf_spectacular.plumbing import (
 )
 from drf_spectacular.settings import patched_settings, spectacular_settings
 from rest_framework.generics import GenericAPIView
+from rest_framework.serializers import ModelSerializer
 from rest_framework.versioning import NamespaceVersioning
 
 from frisian_mcp.exceptions import HOST_ERRORS
@@ -33,6 +34,7 @@ from frisian_mcp.routing import pinned_version
 from frisian_mcp.types import Endpoint, Kind
 
 __all__ = [
+    "allocates",
     "components",
     "declared_request",
     "excluded",
@@ -267,6 +269,21 @@ def _calls(cls: type[Any], name: str, depth: int) -> bool:
     if "paginate_queryset" in found:
         return True
     return depth > 1 and any(_calls(cls, n, depth - 1) for n in on_self - {name})
+
+
+def allocates(endpoint: Endpoint, auto: AutoSchema) -> bool:
+    """Whether a POST action under a row takes its model's serializer as body.
+
+    Allocators (``POST /prefixes/{id}/available-prefixes/``) declare the
+    model's full serializer and fill in from the row in the path what they
+    allocate (the prefix, the VLAN id, the parent), so the caller is asked
+    for none of its fields as required.
+    """
+    if endpoint.kind != Kind.ACTION or endpoint.method != "POST":
+        return False
+    body = force_instance(auto.get_request_serializer())
+    body = getattr(body, "child", body)
+    return bool(endpoint.path_variables) and isinstance(body, ModelSerializer)
 
 
 def filter_sets(view: Any) -> list[tuple[Any, type[Any]]]:

@@ -36,6 +36,7 @@ INSTALLED_APPS = [
     "tests.zoo",
     "tests.hosts.docsearch",
     "tests.hosts.l10n",
+    "tests.hosts.ipam",
 ]
 
 try:  # django-oauth-toolkit is optional: the OAuth tests skip without it
