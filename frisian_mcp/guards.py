@@ -56,6 +56,9 @@ def check(
             _check_undeclared(tool, schema, {}, protocol)
             call.body, call.bulk = _checked_items(tool, schema, items), True
             return call
+        if kind == Kind.UPDATE:  # a record sent back: its read-only fields
+            echoed = [k for k in rest if k not in schema.declared]
+            call.echoed = {k: rest.pop(k) for k in echoed if k in schema.record_fields}
         _check_undeclared(tool, schema, rest, found)
         call.listing = listing = arguments.list_state(tool, options, caller)
         call.paged = "page" in schema.protocol_arguments

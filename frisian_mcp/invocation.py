@@ -150,6 +150,8 @@ class _Handler:
                 view.get_object()
             raise call.error
         if self.tool.schema is not None:
+            if self.tool.kind == Kind.UPDATE:
+                references.settle_echoes(self.tool.name, self.tool.schema, view, call)
             bodies = call.body if call.bulk else [call.body]
             references.resolve(
                 self.tool.name, self.tool.schema, bodies, view, indexed=call.bulk

@@ -16,13 +16,14 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Model
 
 from frisian_mcp.exceptions import HOST_ERRORS, ToolInputError
+from frisian_mcp.jsonschema import plain
 from frisian_mcp.relations import Relation
-from frisian_mcp.types import ErrorCode, FieldError
+from frisian_mcp.types import Call, ErrorCode, FieldError
 
 if TYPE_CHECKING:
     from frisian_mcp.schema import ToolSchema
 
-__all__ = ["field_root", "resolve", "restate"]
+__all__ = ["field_root", "resolve", "restate", "settle_echoes"]
 
 _NUMERIC = re.compile(r"-?[0-9]+")
 
@@ -70,6 +71,51 @@ def resolve(
             item[name] = members if many else members[0]
     if problems:
         raise _reference_error(tool, problems)
+
+
+def settle_echoes(tool: str, schema: ToolSchema, view: Any, call: Call) -> None:
+    """The fields of a record sent back to an update, as the row shows them.
+
+    Read-only ones are dropped while they hold the row's values (REST ignores
+    them) and refused when changed, which the update would drop silently. A
+    related object exactly as the row shows it (a nested record) becomes the
+    related row's key, which the field takes.
+    """
+    body = call.body if isinstance(call.body, dict) else {}
+    nested = [name for name in schema.relations if _objects(body.get(name))]
+    if not (call.echoed or nested):
+        return
+    instance = view.get_object()
+    serializer = view.get_serializer(instance)
+    shown = plain(serializer.data)
+    changed = sorted(k for k, v in call.echoed.items() if shown.get(k) != v)
+    if changed:
+        problems: list[FieldError] = [
+            {"field": name, "code": "read_only", "message": _READ_ONLY}
+            for name in changed
+        ]
+        raise ToolInputError(
+            f"{tool}: read-only fields differ from what the row shows: "
+            f"{', '.join(changed)}. The API cannot change them.",
+            code=ErrorCode.INVALID_ARGUMENT,
+            tool=tool,
+            fields=problems,
+            hint="Leave read-only fields out, or send them as retrieve returns them.",
+        )
+    for name in nested:
+        if body[name] == shown.get(name) and name in serializer.fields:
+            related = serializer.fields[name].get_attribute(instance)
+            many = schema.relations[name].many
+            body[name] = [row.pk for row in related.all()] if many else related.pk
+
+
+def _objects(value: Any) -> bool:
+    """Whether ``value`` is an object, or a list holding one."""
+    items = value if isinstance(value, list) else [value]
+    return any(isinstance(item, Mapping) for item in items)
+
+
+_READ_ONLY = "is read-only and differs from what the row shows"
 
 
 def _field(view: Any, relation: Relation, found: dict[Any, Any]) -> Any:

@@ -248,6 +248,8 @@ class Call:
     argument problem to report once the caller passed the view's access
     checks (DRF checks permissions before it reads a body). ``paged``: the
     tool pages (a list, or a GET action REST pages) by ``listing``.
+    ``echoed``: read-only record fields sent back to an update, which must
+    hold what the row shows.
     """
 
     path_kwargs: dict[str, str] = field(default_factory=dict)
@@ -257,6 +259,7 @@ class Call:
     validate_only: bool = False
     listing: ListState = field(default_factory=ListState)
     paged: bool = False
+    echoed: dict[str, Any] = field(default_factory=dict)
     error: ToolInputError | None = None
 
 
