@@ -123,7 +123,7 @@ def test_a_cursor_paginators_links_continue_the_tools_pages(
     following = json.loads(Client().get(first["seen"]["next"]).content)
     second = mcp.call_tool("by-cursor__list", {"page": 2, "page_size": 3})
     page = second["structuredContent"]
-    assert ids(page["results"]) == ids(following["results"]) == [4, 5, 6]
+    assert ids(page["results"]) == ids(following["results"])
     assert ids(page["results"]) == [d.pk for d in documents[3:6]]
     assert page["seen"]["previous"] is not None
     back = json.loads(Client().get(page["seen"]["previous"]).content)
