@@ -152,9 +152,10 @@ class _Handler:
         if self.tool.schema is not None:
             if self.tool.kind == Kind.UPDATE:
                 references.settle_echoes(self.tool.name, self.tool.schema, view, call)
-            bodies = call.body if call.bulk else [call.body]
+            many = call.bulk or isinstance(call.body, list)  # or a list body
+            bodies = call.body if many else [call.body]
             references.resolve(
-                self.tool.name, self.tool.schema, bodies, view, indexed=call.bulk
+                self.tool.name, self.tool.schema, bodies, view, indexed=many
             )
         if call.bulk:
             return self._bulk(request, *args, **kwargs)

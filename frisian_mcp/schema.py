@@ -238,13 +238,13 @@ class SchemaBuilder:
     def _map_serializer(self, serializer: Any, auto: AutoSchema) -> BodySchema:
         defs: dict[str, Any] = {}
         if isinstance(serializer, serializers.ListSerializer):
-            child = force_instance(serializer.child)
-            component = auto.resolve_serializer(child, "request")
-            items = to_json_schema(
-                component.ref or {}, spectacular.components(auto), defs
-            )
+            # Items as one body each (related fields take every form).
+            item = self._map_serializer(force_instance(serializer.child), auto)
+            items = {"type": "object", "properties": dict(item.properties)}
+            if item.required:
+                items["required"] = list(item.required)
             array = {"body": {"type": "array", "items": items}}
-            return BodySchema(array, ("body",), argument="body", defs=defs)
+            return BodySchema(array, ("body",), item.relations, "body", item.defs)
         component = auto.resolve_serializer(serializer, "request")
         if component.schema is None:
             return BodySchema()

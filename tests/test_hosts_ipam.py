@@ -229,3 +229,31 @@ def test_an_allocator_refuses_what_the_host_refuses_without_writing(
         mcp.call_tool("vlan-groups__available-vlans__post", {"id": group.pk})
     assert info.value.data["code"] == "invalid_argument", info.value.data
     assert not VLAN.objects.exists()
+
+
+@pytest.mark.parametrize("form", range(5))
+def test_an_allocator_items_fk_takes_every_form_the_host_takes(
+    mcp: MCPTestClient, tenant: Tenant, form: int
+) -> None:
+    """Each item of a list body is a body of its own: its FKs take every form."""
+    group = VLANGroup.objects.create(name="Campus", slug="campus")
+    item = {"name": "users", "tenant": tenant_forms(tenant)[form]}
+    created = mcp.call_tool(
+        "vlan-groups__available-vlans__post", {"id": group.pk, "body": [item]}
+    )
+    assert created["isError"] is False, created
+    assert VLAN.objects.get(name="users").tenant == tenant
+
+
+def test_an_allocator_items_missed_lookup_names_the_item(
+    mcp: MCPTestClient, tenant: Tenant
+) -> None:
+    group = VLANGroup.objects.create(name="Campus", slug="campus")
+    body = [{"name": "a"}, {"name": "b", "tenant": {"slug": MARKER}}]
+    with pytest.raises(MCPError) as info:
+        mcp.call_tool(
+            "vlan-groups__available-vlans__post", {"id": group.pk, "body": body}
+        )
+    assert info.value.code == -32602
+    assert MARKER not in json.dumps(info.value.data)
+    assert not VLAN.objects.exists()
