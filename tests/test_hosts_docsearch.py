@@ -195,6 +195,26 @@ def test_the_cleanup_command_finds_orphans_of_a_manager_querysets_model() -> Non
     assert found == [("docsearch.Config", empty.pk)]
 
 
+def test_a_related_field_whose_rows_are_a_manager_resolves_lookups(
+    mcp: MCPTestClient, documents: list[Document]
+) -> None:
+    """``queryset=Tag.objects``: ids and lookup objects, misses refused."""
+    inbox = Tag.objects.create(name="inbox")
+    for value in (inbox.pk, str(inbox.pk), {"name": "inbox"}):
+        arguments = {"id": documents[0].pk, "inbox_tag": value}
+        assert mcp.call_tool("documents__partial_update", arguments)["isError"] is False
+        documents[0].refresh_from_db()
+        assert documents[0].inbox_tag == inbox
+    with pytest.raises(MCPError) as info:
+        mcp.call_tool(
+            "documents__partial_update",
+            {"id": documents[1].pk, "inbox_tag": {"name": "nowhere"}},
+        )
+    assert info.value.data["code"] == "invalid_reference", info.value.data
+    documents[1].refresh_from_db()
+    assert documents[1].inbox_tag is None
+
+
 # -- related fields whose class supplies get_queryset() --------------------
 def test_ids_a_get_queryset_field_returns_are_accepted_back(
     mcp: MCPTestClient, documents: list[Document]

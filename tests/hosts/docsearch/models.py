@@ -21,6 +21,9 @@ class Document(models.Model):
     title = models.CharField(max_length=120)
     content = models.TextField(blank=True)
     tags = models.ManyToManyField(Tag, blank=True, related_name="documents")
+    inbox_tag = models.ForeignKey(
+        Tag, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
 
     def __str__(self) -> str:
         return self.title

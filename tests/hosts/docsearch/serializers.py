@@ -25,10 +25,14 @@ class TagSerializer(serializers.ModelSerializer[Tag]):
 
 class DocumentSerializer(serializers.ModelSerializer[Document]):
     tags = TagsField(many=True, required=False)
+    #: Rows given as a manager, as the host writes them.
+    inbox_tag = serializers.PrimaryKeyRelatedField(
+        queryset=Tag.objects, allow_null=True, required=False
+    )
 
     class Meta:
         model = Document
-        fields = ("id", "title", "content", "tags")
+        fields = ("id", "title", "content", "tags", "inbox_tag")
 
 
 class ConfigSerializer(serializers.ModelSerializer[Config]):
