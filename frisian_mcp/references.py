@@ -85,28 +85,38 @@ def settle_echoes(tool: str, schema: ToolSchema, view: Any, call: Call) -> None:
     nested = [name for name in schema.relations if _objects(body.get(name))]
     if not (call.echoed or nested):
         return
+    if not callable(getattr(view, "get_object", None)):  # no row to compare
+        if call.echoed:
+            raise _read_only(tool, sorted(call.echoed))
+        return
     instance = view.get_object()
     serializer = view.get_serializer(instance)
     shown = plain(serializer.data)
     changed = sorted(k for k, v in call.echoed.items() if shown.get(k) != v)
     if changed:
-        problems: list[FieldError] = [
-            {"field": name, "code": "read_only", "message": _READ_ONLY}
-            for name in changed
-        ]
-        raise ToolInputError(
-            f"{tool}: read-only fields differ from what the row shows: "
-            f"{', '.join(changed)}. The API cannot change them.",
-            code=ErrorCode.INVALID_ARGUMENT,
-            tool=tool,
-            fields=problems,
-            hint="Leave read-only fields out, or send them as retrieve returns them.",
-        )
+        raise _read_only(tool, changed)
     for name in nested:
         if body[name] == shown.get(name) and name in serializer.fields:
             related = serializer.fields[name].get_attribute(instance)
-            many = schema.relations[name].many
-            body[name] = [row.pk for row in related.all()] if many else related.pk
+            if schema.relations[name].many:
+                rows = related.all() if hasattr(related, "all") else related
+                body[name] = [row.pk for row in rows]
+            else:
+                body[name] = related.pk
+
+
+def _read_only(tool: str, names: list[str]) -> ToolInputError:
+    problems: list[FieldError] = [
+        {"field": name, "code": "read_only", "message": _READ_ONLY} for name in names
+    ]
+    return ToolInputError(
+        f"{tool}: read-only fields differ from what the row shows: "
+        f"{', '.join(names)}. The API cannot change them.",
+        code=ErrorCode.INVALID_ARGUMENT,
+        tool=tool,
+        fields=problems,
+        hint="Leave read-only fields out, or send them as retrieve returns them.",
+    )
 
 
 def _objects(value: Any) -> bool:
