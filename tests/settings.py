@@ -35,7 +35,7 @@ INSTALLED_APPS = [
     "tests.scaleapp",
     "tests.zoo",
     "tests.hosts.docsearch",
-    "tests.hosts.l10n",
+    "tests.hosts.translations",
     "tests.hosts.ipam",
 ]
 

@@ -44,7 +44,7 @@ URLCONFS = [
     "tests.urls_versioned",
     "tests.urls_zoo",
     "tests.hosts.docsearch.urls",
-    "tests.hosts.l10n.urls",
+    "tests.hosts.translations.urls",
     "tests.hosts.ipam.urls",
 ]
 

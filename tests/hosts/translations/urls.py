@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.urls import include, path
 from rest_framework.routers import SimpleRouter
 
-from tests.hosts.l10n import views
+from tests.hosts.translations import views
 
 router = SimpleRouter()
 router.register("projects", views.ProjectViewSet)

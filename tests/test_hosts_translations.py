@@ -1,6 +1,6 @@
 """Every GET action that REST pages is paged through its tool (issue 18 item 6).
 
-The localization host (``tests.hosts.l10n``) reads a translation's units
+The localization host (``tests.hosts.translations``) reads a translation's units
 through a custom action that calls ``self.paginate_queryset`` itself; other
 actions page through a helper, through ``self.list`` or by limit and
 offset. Each tool takes ``page``, ``page_size`` and ``continuation_token``
@@ -17,7 +17,7 @@ import pytest
 from django.test import Client, override_settings
 
 from frisian_mcp.testing import MCPError, MCPTestClient
-from tests.hosts.l10n.models import Project, Translation, Unit
+from tests.hosts.translations.models import Project, Translation, Unit
 
 pytestmark = pytest.mark.django_db
 
@@ -27,7 +27,7 @@ PAGING = {"page", "page_size", "continuation_token"}
 @pytest.fixture(autouse=True)
 def _urls() -> Iterator[None]:
     with override_settings(
-        ROOT_URLCONF="tests.hosts.l10n.urls",
+        ROOT_URLCONF="tests.hosts.translations.urls",
         FRISIAN_MCP={"REQUIRE_AUTHENTICATION": False, "TOOL_LAYOUT": "flat"},
     ):
         yield

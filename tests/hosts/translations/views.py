@@ -12,7 +12,7 @@ from rest_framework.pagination import LimitOffsetPagination, PageNumberPaginatio
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from tests.hosts.l10n.models import Project, Translation, Unit
+from tests.hosts.translations.models import Project, Translation, Unit
 
 
 class StandardPagination(PageNumberPagination):
