@@ -53,6 +53,8 @@ NAMES = frozenset(_KINDS)
 #: Keys some MCP clients add inside ``arguments`` on every call: dropped
 #: unless the tool declares the name (docs/index.md, "Keys clients add").
 CLIENT_KEYS = frozenset({"_meta", "toolCallId"})
+#: The arguments of every tool that pages.
+_PAGING = ("page", "page_size", "continuation_token")
 
 
 #: Each protocol argument's one-sentence description in the listing, and
@@ -73,10 +75,7 @@ _DOCS = {
         "Filter, search and ordering parameters, applied by the API's own filter "
         "backends. Only the keys listed under 'filters' are accepted.",
     ),
-    "page": (
-        "Page number.",
-        "Page number to return, starting at 1 (default 1).",
-    ),
+    "page": ("Page number.", "Page number to return, starting at 1 (default 1)."),
     "page_size": ("Rows per page.", "Rows per page (default {size}, at most {top})."),
     "continuation_token": (
         "A result's next_token: its next page.",
@@ -107,11 +106,13 @@ def declared_for(
     record_fields: tuple[str, ...],
     *,
     growing: bool = False,
+    paged: bool = False,
 ) -> dict[str, JSONObject]:
     """``{name: schema}`` of the protocol arguments a tool of ``kind`` takes.
 
     ``growing``: the view's filter sets add filters per instance, so the
     ``filters`` object takes keys beyond ``filters``, checked per call.
+    ``paged``: a tool of another kind pages too (a GET action REST pages).
     """
     filtering: JSONObject | None = None
     if filters or growing:
@@ -147,7 +148,8 @@ def declared_for(
     }
     declared = {}
     for name, schema in schemas.items():
-        if schema is not None and kind in _KINDS[name]:
+        takes = kind in _KINDS[name] or (paged and name in _PAGING)
+        if schema is not None and takes:
             short = _GROWING[0] if growing and name == "filters" else _DOCS[name][0]
             declared[name] = {**schema, "description": short}
     return declared
@@ -284,7 +286,7 @@ def finish(
     """Project records onto ``filter_keys``; add a page's ``next_token``."""
     listing = call.listing
     keys = listing.filter_keys
-    rows = structured.get("results") if kind == Kind.LIST else None
+    rows = structured.get("results") if call.paged else None
     if not isinstance(rows, list):
         projected: JSONObject = _project(structured, keys)
         return projected

@@ -22,6 +22,7 @@ from drf_spectacular.plumbing import (
     is_serializer,
 )
 from rest_framework import serializers
+from rest_framework.serializers import ModelSerializer
 
 from frisian_mcp import spectacular
 from frisian_mcp.discovery import query_parameter, viewset_option
@@ -81,15 +82,18 @@ def request_body(
         return declared
     serializer = spectacular.serializer(view, auto.get_request_serializer)
     body = _body(view, auto, serializer, cache)
-    if endpoint.method == "PATCH" and body.argument is None:
-        # Partial means "may be left out", not "a reference may be
-        # incomplete": related fields keep their rules.
+    partial = endpoint.method == "PATCH" and body.argument is None
+    if partial or _allocates(endpoint, auto):
+        # "May be left out", not "a reference may be incomplete": related
+        # fields keep their rules. An allocator fills in what it allocates
+        # (ADR 0018).
         props = {
             k: v if k in body.relations else drop_required(v)
             for k, v in body.properties.items()
         }
         defs = {k: drop_required(v) for k, v in body.defs.items()}
-        body = replace(body, properties=props, required=(), defs=defs)
+        kept = body.required if body.argument else ()  # a list body is sent
+        body = replace(body, properties=props, required=kept, defs=defs)
     if endpoint.kind != Kind.ACTION or not is_serializer(serializer):
         return body
     if not spectacular.declared_request(auto):
@@ -225,11 +229,13 @@ def _body(view: Any, auto: AutoSchema, serializer: Any, cache: Bodies) -> BodySc
 def _map_serializer(serializer: Any, auto: AutoSchema) -> BodySchema:
     defs: dict[str, Any] = {}
     if isinstance(serializer, serializers.ListSerializer):
-        child = host_call(force_instance, serializer.child)
-        component = host_call(auto.resolve_serializer, child, "request")
-        items = to_json_schema(component.ref or {}, spectacular.components(auto), defs)
+        # Items as one body each (related fields take every form).
+        item = _map_serializer(host_call(force_instance, serializer.child), auto)
+        items = {"type": "object", "properties": dict(item.properties)}
+        if item.required:
+            items["required"] = list(item.required)
         array = {"body": {"type": "array", "items": items}}
-        return BodySchema(array, ("body",), argument="body", defs=defs)
+        return BodySchema(array, ("body",), item.relations, "body", item.defs)
     component = host_call(auto.resolve_serializer, serializer, "request")
     if component.schema is None:
         return BodySchema()
@@ -248,3 +254,18 @@ def _map_serializer(serializer: Any, auto: AutoSchema) -> BodySchema:
         properties[name] = prop
     required = tuple(r for r in schema.get("required", ()) if r in properties)
     return BodySchema(properties, required, relations, defs=defs)
+
+
+def _allocates(endpoint: Endpoint, auto: AutoSchema) -> bool:
+    """Whether a POST action under a row takes its model's serializer as body.
+
+    Allocators (``POST /prefixes/{id}/available-prefixes/``) declare the
+    model's full serializer and fill in from the row in the path what they
+    allocate (the prefix, the VLAN id, the parent), so the caller is asked
+    for none of its fields as required.
+    """
+    if endpoint.kind != Kind.ACTION or endpoint.method != "POST":
+        return False
+    body = host_call(lambda: force_instance(auto.get_request_serializer()))
+    body = getattr(body, "child", body)
+    return bool(endpoint.path_variables) and isinstance(body, ModelSerializer)

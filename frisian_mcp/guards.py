@@ -60,8 +60,12 @@ def check(
             _check_undeclared(tool, schema, {}, protocol)
             call.body, call.bulk = _checked_items(tool, schema, items), True
             return call
+        if kind == Kind.UPDATE:  # a record sent back: its read-only fields
+            echoed = [k for k in rest if k not in schema.declared]
+            call.echoed = {k: rest.pop(k) for k in echoed if k in schema.record_fields}
         _check_undeclared(tool, schema, rest, found)
         call.listing = listing = arguments.list_state(tool, options, caller)
+        call.paged = "page" in schema.protocol_arguments
         growing, joined = query.growing_filters(
             schema, listing.filters, live, call.path_kwargs
         )
@@ -222,11 +226,8 @@ def _unknown_error(
 def _undeclared(keys: list[str], wrappers: list[str]) -> list[FieldError]:
     """One entry per undeclared argument; its name only if plain."""
     return [
-        {
-            "field": plain_name(k) or "<key>",
-            "code": "nested_wrapper" if k in wrappers else "unknown_argument",
-            "message": "is not a declared argument",
-        }
+        {"field": plain_name(k) or "<key>", "message": "is not a declared argument"}
+        | {"code": "nested_wrapper" if k in wrappers else "unknown_argument"}
         for k in keys
     ]
 
@@ -266,12 +267,8 @@ def _bulk_items(
             f"Every item of the bulk body {key!r} must be an object of fields; "
             f"items {few(bad, 10)} are not.",
             fields=[
-                {
-                    "index": i,
-                    "field": key,
-                    "code": "not_an_object",
-                    "message": "must be an object",
-                }
+                {"index": i, "field": key, "code": "not_an_object"}
+                | {"message": "must be an object"}
                 for i in bad[:50]
             ],
         )
@@ -285,8 +282,9 @@ def _checked_items(
     failures: list[tuple[int, ToolInputError]] = []
     bodies = []
     for index, raw in enumerate(items):
-        item = arguments.without_client_keys(schema.declared, raw)
-        item = coerce(schema.input_schema, item)
+        item = coerce(
+            schema.input_schema, arguments.without_client_keys(schema.declared, raw)
+        )
         try:
             _check_undeclared(tool, schema, item, _validate(schema, item))
             body = _body(schema, item)

@@ -20,23 +20,23 @@ from typing import Any
 from django import db, urls
 from django.core.handlers.wsgi import WSGIRequest
 from django.db import DEFAULT_DB_ALIAS, router, transaction
-from django.db.models import ProtectedError, QuerySet, RestrictedError
+from django.db.models import ProtectedError, RestrictedError
 from django.http import HttpResponseBase
 from django.utils.datastructures import MultiValueDict
 from rest_framework import exceptions as drf_exceptions
 from rest_framework import mixins
 from rest_framework.generics import GenericAPIView
-from rest_framework.pagination import BasePagination, CursorPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from frisian_mcp import collisions, references, routing
 from frisian_mcp.exceptions import ToolError
-from frisian_mcp.outcomes import Answer, busy, page, refused_query
+from frisian_mcp.outcomes import Answer, busy, refused_query
+from frisian_mcp.pagination import tool_pagination
 from frisian_mcp.tools import Tool
 from frisian_mcp.types import Call, CallContext, Endpoint, FieldError, Kind
 
-__all__ = ["Probe", "ToolPagination", "run"]
+__all__ = ["Probe", "run"]
 
 _WRITES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 _CONFLICTS = (db.IntegrityError, ProtectedError, RestrictedError)
@@ -205,9 +205,12 @@ class _Handler:
                 view.get_object()
             raise call.error
         if self.tool.schema is not None:
-            bodies = call.body if call.bulk else [call.body]
+            if self.tool.kind == Kind.UPDATE:
+                references.settle_echoes(self.tool.name, self.tool.schema, view, call)
+            many = call.bulk or isinstance(call.body, list)  # or a list body
+            bodies = call.body if many else [call.body]
             references.resolve(
-                self.tool.name, self.tool.schema, bodies, view, indexed=call.bulk
+                self.tool.name, self.tool.schema, bodies, view, indexed=many
             )
         if call.bulk:
             return self._bulk(request, *args, **kwargs)
@@ -313,40 +316,6 @@ def _shared_key(tool: Tool) -> tuple[Any, ...] | None:
     return (classes, tool.model, endpoint.method, tuple(auth or ()))
 
 
-class ToolPagination(BasePagination):
-    """Page-number pagination list tools use instead of the view's own.
-
-    The page comes from the call, never the query string, so no filter name
-    can collide (ADR 0003).
-    """
-
-    def paginate_queryset(
-        self, queryset: Any, request: Any, view: Any = None
-    ) -> list[Any]:
-        """One page of ``queryset``; remembers the counts.
-
-        Rows come in REST's order: a host's ``CursorPagination`` orders them
-        itself (its ``ordering``, or the ordering filter's), so its order is
-        kept; an unordered queryset is ordered by pk, else pages would
-        repeat or skip rows.
-        """
-        host = getattr(type(view), "pagination_class", None)
-        if isinstance(queryset, QuerySet):
-            if isinstance(host, type) and issubclass(host, CursorPagination):
-                queryset = queryset.order_by(
-                    *host().get_ordering(request, queryset, view)
-                )
-            elif not queryset.ordered:
-                queryset = queryset.order_by("pk")
-        self.counts = page(queryset, request._request.frisian_mcp_call.listing)
-        rows: list[Any] = self.counts["results"]
-        return rows
-
-    def get_paginated_response(self, data: Any) -> Response:
-        """The serialized page with its counts."""
-        return Response({**self.counts, "results": data})
-
-
 def _view(
     endpoint: Endpoint, request: WSGIRequest, kwargs: Mapping[str, Any], data: Any
 ) -> Any:
@@ -370,8 +339,10 @@ def _view(
         view.action_map = actions
         for method, action in actions.items():
             setattr(view, method, getattr(view, action))
-    if endpoint.action == "list" and isinstance(view, GenericAPIView):
-        view.pagination_class = ToolPagination
+    call = getattr(request, "frisian_mcp_call", None)
+    if call is not None and call.paged and isinstance(view, GenericAPIView):
+        host: Any = view.pagination_class
+        view.pagination_class = tool_pagination(host)
     view.request, view.args, view.kwargs = request, (), dict(kwargs)
     view.format_kwarg = None
     return view

@@ -23,8 +23,9 @@ from rest_framework.settings import api_settings
 from frisian_mcp.conf import mcp_settings
 from frisian_mcp.exceptions import ToolExecutionError, ToolInputError, few, plain_name
 from frisian_mcp.jsonschema import plain
+from frisian_mcp.pagination import page
 from frisian_mcp.redaction import Redact, Redactor, field_errors, host_detail
-from frisian_mcp.types import Call, ErrorCode, FieldError, JSONObject, Kind, ListState
+from frisian_mcp.types import Call, ErrorCode, FieldError, JSONObject, Kind
 
 __all__ = [
     "BUSY_RETRY_AFTER",
@@ -32,7 +33,6 @@ __all__ = [
     "Answer",
     "ToolRefused",
     "busy",
-    "page",
     "refused_query",
     "result",
 ]
@@ -130,7 +130,7 @@ def result(
         return {"deleted": True}
     if data is None:
         return {}
-    if kind == Kind.LIST and isinstance(data, list):
+    if call.paged and isinstance(data, list):
         data = page(data, call.listing)
     structured = plain(data)
     return structured if isinstance(structured, dict) else {"result": structured}
@@ -334,24 +334,6 @@ def _indexed(entry: FieldError, index: int | None) -> FieldError:
 def _retry_after(answer: Answer) -> float | None:
     header = {k.lower(): v for k, v in answer.headers.items()}.get("retry-after", "")
     return float(header) if re.fullmatch(r"\s*\d+(\.\d+)?\s*", header) else None
-
-
-def page(rows: Any, listing: ListState) -> JSONObject:
-    """One page of ``rows`` (a list or a queryset) with its counts (ADR 0003).
-
-    Pages the tool pagination's queryset and a list a view returned whole.
-    """
-    count = rows.count() if isinstance(rows, QuerySet) else len(rows)
-    start = (listing.page - 1) * listing.page_size
-    # Past the end nothing is queried: a huge page would overflow OFFSET.
-    chunk = list(rows[start : start + listing.page_size]) if start < count else []
-    return {
-        "results": chunk,
-        "count": count,
-        "page": listing.page,
-        "page_size": listing.page_size,
-        "has_more": start + len(chunk) < count,
-    }
 
 
 def _bulk(data: Any, pk: str) -> JSONObject:

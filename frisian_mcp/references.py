@@ -7,6 +7,7 @@ replaced by the id, slug or URL the field wants (docs/security.md).
 
 from __future__ import annotations
 
+import pydoc
 import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -15,13 +16,14 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Model
 
 from frisian_mcp.exceptions import LIST_LIMIT, ToolInputError
+from frisian_mcp.jsonschema import plain
 from frisian_mcp.relations import Relation
-from frisian_mcp.types import ErrorCode, FieldError
+from frisian_mcp.types import Call, ErrorCode, FieldError
 
 if TYPE_CHECKING:
     from frisian_mcp.schema import ToolSchema
 
-__all__ = ["field_root", "resolve", "restate"]
+__all__ = ["field_root", "resolve", "restate", "settle_echoes"]
 
 _NUMERIC = re.compile(r"-?[0-9]+")
 
@@ -37,12 +39,13 @@ def resolve(
     """Replace lookup objects in ``items`` (in place) by the ids they name.
 
     A hyperlinked field's ids become its URLs the same way. The fields come
-    from the view's own ``get_serializer()``, asked only when there is
-    something to resolve. Raises :class:`ToolInputError`
+    from the view's own ``get_serializer()`` (or, for a body declared apart
+    from it, the declaring serializer class with the view's context), asked
+    only when there is something to resolve. Raises :class:`ToolInputError`
     (``invalid_reference``) listing every reference that matched zero or
     several rows; ``indexed`` adds the item index (bulk bodies).
     """
-    fields = None
+    fields: dict[Any, Any] = {}
     problems: list[FieldError] = []
     for index, item in enumerate(items):
         for name, relation in schema.relations.items():
@@ -51,11 +54,10 @@ def resolve(
             members = list(value) if many else [value]
             if not any(_lookup_of(relation, m) for m in members):
                 continue
-            if fields is None:
-                fields = view.get_serializer().fields
-            if name not in fields:
+            field = _field(view, relation, fields)
+            if field is None:
                 continue
-            child = getattr(fields[name], "child_relation", fields[name])
+            child = getattr(field, "child_relation", field)
             for position, member in enumerate(members):
                 lookup = _lookup_of(relation, member)
                 if lookup is None:
@@ -69,6 +71,72 @@ def resolve(
             item[name] = members if many else members[0]
     if problems:
         raise _reference_error(tool, problems)
+
+
+def settle_echoes(tool: str, schema: ToolSchema, view: Any, call: Call) -> None:
+    """The fields of a record sent back to an update, as the row shows them.
+
+    Read-only ones are dropped while they hold the row's values (REST ignores
+    them) and refused when changed, which the update would drop silently. A
+    related object exactly as the row shows it (a nested record) becomes the
+    related row's key, which the field takes.
+    """
+    body = call.body if isinstance(call.body, dict) else {}
+    nested = [name for name in schema.relations if _objects(body.get(name))]
+    if not (call.echoed or nested):
+        return
+    if not callable(getattr(view, "get_object", None)):  # no row to compare
+        if call.echoed:
+            raise _read_only(tool, sorted(call.echoed))
+        return
+    instance = view.get_object()
+    serializer = view.get_serializer(instance)
+    shown = plain(serializer.data)
+    changed = sorted(k for k, v in call.echoed.items() if shown.get(k) != v)
+    if changed:
+        raise _read_only(tool, changed)
+    for name in nested:
+        if body[name] == shown.get(name) and name in serializer.fields:
+            related = serializer.fields[name].get_attribute(instance)
+            if schema.relations[name].many:
+                rows = related.all() if hasattr(related, "all") else related
+                body[name] = [row.pk for row in rows]
+            else:
+                body[name] = related.pk
+
+
+def _read_only(tool: str, names: list[str]) -> ToolInputError:
+    problems: list[FieldError] = [
+        {"field": name, "code": "read_only", "message": _READ_ONLY} for name in names
+    ]
+    return ToolInputError(
+        f"{tool}: read-only fields differ from what the row shows: "
+        f"{', '.join(names)}. The API cannot change them.",
+        code=ErrorCode.INVALID_ARGUMENT,
+        tool=tool,
+        fields=problems,
+        hint="Leave read-only fields out, or send them as retrieve returns them.",
+    )
+
+
+def _objects(value: Any) -> bool:
+    """Whether ``value`` is an object, or a list holding one."""
+    items = value if isinstance(value, list) else [value]
+    return any(isinstance(item, Mapping) for item in items)
+
+
+_READ_ONLY = "is read-only and differs from what the row shows"
+
+
+def _field(view: Any, relation: Relation, found: dict[Any, Any]) -> Any:
+    """The bound serializer field behind ``relation``, if there is one."""
+    path = relation.owner
+    if path not in found:
+        serializer, owner = view.get_serializer(), pydoc.locate(path or "")
+        if isinstance(owner, type) and not isinstance(serializer, owner):
+            serializer = owner(context=view.get_serializer_context())
+        found[path] = serializer.fields
+    return found[path].get(relation.name)
 
 
 def _lookup_of(relation: Relation, value: Any) -> Mapping[str, Any] | None:

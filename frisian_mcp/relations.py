@@ -8,6 +8,7 @@ resolve lookup objects themselves are *native* and pass through untouched.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -22,17 +23,11 @@ from frisian_mcp.conf import mcp_settings
 from frisian_mcp.exceptions import SchemaError, few
 from frisian_mcp.jsonschema import plain, structural
 
-__all__ = [
-    "Relation",
-    "argument_schema",
-    "describe_relation",
-    "lookup_sets",
-    "record_schema",
-    "relation_schema",
-]
+__all__ = ["Relation", "argument_schema", "record_schema"]
 
 logger = logging.getLogger("frisian_mcp")
 _NO_DEFAULT: Any = object()
+_OBJECTS = ("object", ["object", "null"])
 
 # Model field -> schema of its value in a lookup object; None: not usable.
 _LOOKUP_VALUES: tuple[tuple[type[Any] | tuple[type[Any], ...], Any], ...] = (
@@ -55,6 +50,8 @@ class Relation:
     ``native`` when the field resolves lookup objects itself.
     ``lookup_sets`` lists the unique keys of the related model a lookup
     object may use: single unique fields and unique-together sets.
+    ``owner`` is the dotted path of the serializer class declaring the field
+    (a path, so schemas stay picklable for the shared cache).
     """
 
     name: str
@@ -64,14 +61,12 @@ class Relation:
     model: type[models.Model] | None
     slug_field: str | None = None
     lookup_sets: tuple[tuple[str, ...], ...] = ()
+    owner: str | None = None
 
     @property
     def lookup_fields(self) -> tuple[str, ...]:
         """Every field that may appear in a lookup object, in key order."""
-        seen: dict[str, None] = {}
-        for key in self.lookup_sets:
-            seen.update(dict.fromkeys(key))
-        return tuple(seen)
+        return tuple(dict.fromkeys(name for key in self.lookup_sets for name in key))
 
     @property
     def numeric_ids(self) -> bool:
@@ -113,10 +108,13 @@ def argument_schema(
     if _is_unmapped(field):
         schema = _unmapped(serializer, name, schema)
     relation = describe_relation(name, field)
-    if relation is not None and not _has_explicit_schema(field):
-        schema = relation_schema(relation, schema)
+    if relation is not None:
+        # A native field's own schema (a host's extension) may add scalar
+        # forms, such as a name; its objects give way to the lookup object.
+        inner = getattr(field, "child_relation", getattr(field, "child", field))
+        own = not relation.managed and _has_explicit_schema(inner)
+        schema = relation_schema(relation, schema, _scalars(schema) if own else [])
     else:
-        relation = None
         _seal_nested(schema, field)
     default = _model_default(serializer, field)
     if default is not _NO_DEFAULT and "default" not in schema:
@@ -167,6 +165,7 @@ def describe_relation(
         model=model,
         slug_field=getattr(inner, "slug_field", None) if kind == "slug" else None,
         lookup_sets=lookup_sets(model) if model is not None else (),
+        owner=_dotted(type(field.parent)),
     )
 
 
@@ -176,36 +175,33 @@ def lookup_sets(model: type[models.Model]) -> tuple[tuple[str, ...], ...]:
     The primary key, every other unique concrete field, and every
     unique-together set and unconditional ``UniqueConstraint``.
     """
-    opts = model._meta
-    found: dict[tuple[str, ...], None] = {(opts.pk.name,): None} if opts.pk else {}
-    for field in opts.concrete_fields:
-        if field.unique and not field.primary_key and _lookup_value_schema(field):
-            found[(field.name,)] = None
-    for fields in opts.unique_together:
-        found[tuple(fields)] = None
-    for constraint in opts.total_unique_constraints:
-        found[tuple(constraint.fields)] = None
-    return tuple(found)
+    opts, fields = model._meta, model._meta.concrete_fields
+    keys: list[tuple[str, ...]] = [(opts.pk.name,)] if opts.pk else []
+    keys += [(f.name,) for f in fields if f.unique and _lookup_value_schema(f)]
+    keys += [tuple(key) for key in opts.unique_together]
+    keys += [tuple(c.fields) for c in opts.total_unique_constraints]
+    return tuple(dict.fromkeys(keys))
 
 
-def relation_schema(relation: Relation, base: dict[str, Any]) -> dict[str, Any]:
+def relation_schema(
+    relation: Relation, base: dict[str, Any], scalars: list[dict[str, Any]]
+) -> dict[str, Any]:
     """JSON Schema of a related field's argument.
 
     ``base`` is what drf-spectacular produced for the field; only its
     title and description are kept. The lookup object comes from the related
-    model, never from the field's own (or an extension's) nested shape.
+    model, never from the field's own (or an extension's) nested shape;
+    ``scalars`` are further forms the field's own schema declares.
     """
     options = _id_forms(relation)
+    options += [form for form in scalars if form not in options]
     lookup = _lookup_object(relation)
     if lookup is not None:
         options.append(lookup)
     one: dict[str, Any] = options[0] if len(options) == 1 else {"anyOf": options}
-    annotations: dict[str, Any] = {
-        k: base[k] for k in ("title", "description") if k in base
-    }
-    hint = _reference_hint(relation)
-    description = annotations.get("description")
-    annotations["description"] = f"{description} {hint}" if description else hint
+    annotations = {"title": base["title"]} if "title" in base else {}
+    texts = (base.get("description"), _reference_hint(relation))
+    annotations["description"] = " ".join(str(text) for text in texts if text)
     if relation.many:
         schema: dict[str, Any] = {"type": "array", "items": one}
         if isinstance(base.get("minItems"), int):
@@ -219,26 +215,45 @@ def relation_schema(relation: Relation, base: dict[str, Any]) -> dict[str, Any]:
     return {**one, **annotations}
 
 
-def _queryset_model(
-    field: relations.RelatedField[Any, Any, Any],
-) -> type[models.Model] | None:
+def _queryset_model(field: Any) -> type[models.Model] | None:
+    """The related model: of ``queryset=``, the model field, or ``get_queryset()``.
+
+    A many field's source is its ``ManyRelatedField``'s. ``get_queryset()``
+    (which a class may supply instead of ``queryset=``) is asked last: it may
+    need a request.
+    """
     model = getattr(getattr(field, "queryset", None), "model", None)
-    if model is not None:
-        return model  # type: ignore[no-any-return]
-    # get_queryset() may need the request; fall back to the model field.
-    parent = getattr(field, "parent", None)
-    if isinstance(parent, relations.ManyRelatedField):
-        parent = parent.parent
-    parent_model = getattr(getattr(parent, "Meta", None), "model", None)
-    source = getattr(field, "source", None) or getattr(field, "field_name", None)
-    if parent_model is None or not source:
-        return None
-    try:
-        model_field = parent_model._meta.get_field(source.split(".")[0])
-    except FieldDoesNotExist:
-        return None
-    related = getattr(model_field, "related_model", None)
-    return related if isinstance(related, type) else None
+    many = isinstance(field.parent, relations.ManyRelatedField)
+    outer = field.parent if many else field
+    parent_model = getattr(getattr(outer.parent, "Meta", None), "model", None)
+    source = outer.source.split(".")[0]
+    if model is None and parent_model is not None and source not in ("", "*"):
+        with contextlib.suppress(FieldDoesNotExist):
+            model = getattr(parent_model._meta.get_field(source), "related_model", None)
+    if model is None:
+        try:
+            model = getattr(field.get_queryset(), "model", None)
+        except Exception as exc:  # the host's get_queryset(), exactly
+            where = f"{type(outer.parent).__name__}.{outer.field_name}"
+            logger.warning(
+                "frisian_mcp: get_queryset() of %s raised %s; ids taken as strings.",
+                *(where, type(exc).__name__),
+            )
+    return model if isinstance(model, type) else None
+
+
+def _dotted(cls: type[Any]) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def _scalars(schema: dict[str, Any]) -> list[dict[str, Any]]:
+    """The scalar forms (type and format) a field's schema declares."""
+    node = schema.get("items", schema) if schema.get("type") == "array" else schema
+    found = []
+    for option in node.get("oneOf") or node.get("anyOf") or [node]:
+        if option.get("type") in ("string", "integer", "number"):
+            found.append({k: option[k] for k in ("type", "format") if k in option})
+    return found
 
 
 def _id_forms(relation: Relation) -> list[dict[str, Any]]:
@@ -347,18 +362,17 @@ def _unmapped(serializer: Any, name: str, schema: dict[str, Any]) -> dict[str, A
 def _model_default(serializer: Any, field: Any) -> Any:
     """The model field's constant default, when DRF made the field optional."""
     model = getattr(getattr(serializer, "Meta", None), "model", None)
-    source = getattr(field, "source", None)
-    if model is None or field.required or not source or "." in source or source == "*":
+    source = getattr(field, "source", None) or "*"
+    if model is None or field.required or "." in source or source == "*":
         return _NO_DEFAULT
     try:
         model_field = model._meta.get_field(source)
     except FieldDoesNotExist:
         return _NO_DEFAULT
-    default = getattr(model_field, "default", _NO_DEFAULT)
-    has_default = getattr(model_field, "has_default", lambda: False)()
-    if not has_default or callable(default):
+    has_default = getattr(model_field, "has_default", None)
+    if not (has_default and has_default()) or callable(model_field.default):
         return _NO_DEFAULT
-    return plain(default)
+    return plain(model_field.default)
 
 
 def _seal_nested(schema: dict[str, Any], field: Any) -> None:
@@ -370,10 +384,7 @@ def _seal_nested(schema: dict[str, Any], field: Any) -> None:
         return
     nested = {n: f for n, f in target.fields.items() if not f.read_only}
     for option in node.get("anyOf") or [node]:
-        if isinstance(option, dict) and option.get("type") in (
-            "object",
-            ["object", "null"],
-        ):
+        if isinstance(option, dict) and option.get("type") in _OBJECTS:
             option.setdefault("additionalProperties", False)
             for name, child in (option.get("properties") or {}).items():
                 if name in nested and isinstance(child, dict):

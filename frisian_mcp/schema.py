@@ -27,6 +27,7 @@ from frisian_mcp.discovery import declared_query_parameters
 from frisian_mcp.exceptions import ConfigurationError, HostError, host_call
 from frisian_mcp.fastcheck import Check, fast_check
 from frisian_mcp.jsonschema import parameter_schema, to_json_schema
+from frisian_mcp.pagination import pages
 from frisian_mcp.relations import Relation, record_schema
 from frisian_mcp.spectacular import make_view
 from frisian_mcp.types import ACTIONS, PATH_VARIABLE, Endpoint, Kind, SchemaProblem
@@ -158,8 +159,9 @@ class SchemaBuilder:
             endpoint, lambda: spectacular.filter_sets(view), None
         )
         growing = any(spectacular.grows_filters(cls) for _, cls in sets or ())
+        paged = pages(endpoint, view, auto)
         protocol = arguments.declared_for(
-            endpoint.kind, url.filters, record_fields, growing=growing
+            endpoint.kind, url.filters, record_fields, growing=growing, paged=paged
         )
         for name, schema in protocol.items():
             properties.setdefault(name, schema)
@@ -262,9 +264,7 @@ def _url_arguments(
         schema = parameter_schema(in_path.get(name), components, defs)
         url.properties[name] = schema or {"type": "string"}
         url.required.append(name)
-    paging = set()
-    if endpoint.kind == Kind.LIST:
-        paging = spectacular.pagination_parameters(auto)
+    paging = spectacular.pagination_parameters(auto)
     for parameter in found:
         name = str(parameter.get("name"))
         if parameter.get("in") != "query" or name in paging:

@@ -270,7 +270,10 @@ class Call:
 
     ``body`` is one object, or a list of them when ``bulk``. ``error`` is an
     argument problem to report once the caller passed the view's access
-    checks (DRF checks permissions before it reads a body).
+    checks (DRF checks permissions before it reads a body). ``paged``: the
+    tool pages (a list, or a GET action REST pages) by ``listing``.
+    ``echoed``: read-only record fields sent back to an update, which must
+    hold what the row shows.
     """
 
     path_kwargs: dict[str, str] = field(default_factory=dict)
@@ -279,6 +282,8 @@ class Call:
     bulk: bool = False
     validate_only: bool = False
     listing: ListState = field(default_factory=ListState)
+    paged: bool = False
+    echoed: dict[str, Any] = field(default_factory=dict)
     error: ToolInputError | None = None
     #: The arguments as sent and the tool's inputSchema: what no message may
     #: quote, and the names one may (frisian_mcp.redaction).

@@ -40,6 +40,9 @@ INSTALLED_APPS = [
     "tests.hosts.archive",
     "guardian",
     "tests.hosts.guarded",
+    "tests.hosts.docsearch",
+    "tests.hosts.translations",
+    "tests.hosts.ipam",
 ]
 
 try:  # django-oauth-toolkit is optional: the OAuth tests skip without it

@@ -1,0 +1,17 @@
+"""The localization host's API under /api/, and /mcp."""
+
+from __future__ import annotations
+
+from django.urls import include, path
+from rest_framework.routers import SimpleRouter
+
+from tests.hosts.translations import views
+
+router = SimpleRouter()
+router.register("projects", views.ProjectViewSet)
+router.register("translations", views.TranslationViewSet)
+
+urlpatterns = [
+    path("api/", include(router.urls)),
+    path("mcp", include("frisian_mcp.urls")),
+]
