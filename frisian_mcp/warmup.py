@@ -1,4 +1,4 @@
-"""Build at worker start what a worker's first MCP request would build (ADR 0014).
+"""Build at worker start what a worker's first MCP request would build (ADR 0019).
 
 Call :func:`warm_up` once per server process, after Django is set up: at the
 end of the project's ``wsgi.py`` or ``asgi.py``, or from gunicorn's

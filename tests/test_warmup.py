@@ -1,4 +1,4 @@
-"""warm_up(): a worker builds at start what its first MCP request would (ADR 0014)."""
+"""warm_up(): a worker builds at start what its first MCP request would (ADR 0019)."""
 
 from __future__ import annotations
 
