@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import logging
 
+from django.core.exceptions import ImproperlyConfigured
 from django.urls import get_resolver
 
 from frisian_mcp.conf import mcp_settings
-from frisian_mcp.exceptions import DISCOVERY_ERRORS
+from frisian_mcp.exceptions import HostError
 from frisian_mcp.registry import get_registry
 
 __all__ = ["warm_up"]
@@ -36,11 +37,11 @@ def warm_up() -> None:
     get_resolver().url_patterns  # noqa: B018 - imports the URLconf
     try:
         registry = get_registry()
-    except DISCOVERY_ERRORS as exc:
+    except (HostError, ImproperlyConfigured) as exc:  # the URLconf, a backend
         logger.warning(
             "frisian_mcp: warm-up could not discover the endpoints (%s); "
             "the first MCP request will try again.",
-            type(exc).__name__,
+            type(getattr(exc, "error", exc)).__name__,
         )
         return
     registry.page(0, max(1, mcp_settings.TOOLS_LIST_PAGE_SIZE))
