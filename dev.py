@@ -2,8 +2,12 @@
 """Developer entry point: bring up the demo or run the test suite.
 
 Needs only Python 3.11+ and this checkout. Every command first makes sure
-``.venv`` exists and holds the project with all its development dependencies
-(installed once, again only when ``pyproject.toml`` changes), then runs::
+``.venv`` exists and holds the project and the dependency groups of
+``pyproject.toml`` the command needs (``NEEDS``): ``demo`` installs the
+project and the ``demo`` group only, and the first ``test``, ``lint``, ...
+adds its own group. Groups are only ever added, never removed or
+reinstalled, so a running demo keeps its environment; when
+``pyproject.toml`` changes, everything installed so far is installed again.
 
     python3 dev.py demo [--port N]  # migrate, seed, serve the demo on 127.0.0.1:8000
     python3 dev.py test             # the whole test suite, a worker per core (SQLite, or $DATABASE_URL)
@@ -22,22 +26,45 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
+import re
 import shutil
 import socket
 import subprocess
 import sys
 import tempfile
+import time
+import tomllib
 import venv
+from collections.abc import Iterable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
+PYPROJECT = ROOT / "pyproject.toml"
 VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PYTHON = BIN / ("python.exe" if os.name == "nt" else "python")
-COMMANDS = ("demo", "test", "manage", "lint", "type", "package", "docs", "bench")
-#: Every command gets every group, so no command reinstalls under another
-#: (a running demo keeps its environment while the tests run).
-GROUPS = ["demo", "test", "lint", "type", "package", "docs"]
+#: What .venv holds: the digest of the pyproject.toml installed from, then
+#: the dependency groups installed, one a line.
+STAMP = VENV / ".frisian-installed"
+#: The dependency groups each command needs besides the project.
+NEEDS = {
+    "demo": ("demo",),
+    "test": ("test",),
+    "manage": ("demo",),
+    "lint": ("lint",),
+    "type": ("type",),
+    "package": ("package",),
+    "docs": ("docs",),
+    "bench": ("test",),
+}
+COMMANDS = tuple(NEEDS)
+#: ``dev.py demo``'s migrate and seed, in one process: one Django start-up.
+PREPARE_DEMO = (
+    "import django; django.setup(); "
+    "from django.core.management import call_command; "
+    "call_command('migrate', interactive=False, verbosity=0); "
+    "call_command('seed_demo')"
+)
 SMOKE = ROOT / ".ci" / "smoke_wheel.py"
 
 
@@ -52,40 +79,98 @@ def run(
         sys.exit(result.returncode)
 
 
-def ensure_venv(groups: list[str]) -> None:
-    """Create .venv and install the project with ``groups`` when needed.
+def group_name(name: str) -> str:
+    """A dependency group's name, normalized as PEP 735 says."""
+    return re.sub(r"[-_.]+", "-", name).lower()
 
-    The output is pip's errors only: setuptools' "editable installation"
-    notice, which reads like an error, is silenced.
+
+def group_table() -> dict[str, list[str | dict[str, str]]]:
+    """pyproject.toml's ``[dependency-groups]``, by normalized name."""
+    table = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))["dependency-groups"]
+    return {group_name(name): items for name, items in table.items()}
+
+
+def dependency_groups(names: Iterable[str]) -> tuple[list[str], set[str]]:
+    """The requirements of the groups ``names`` (PEP 735), and every group read.
+
+    Read here, includes expanded, rather than by ``pip install --group``,
+    which needs pip 25.1: the pip that ``venv`` bundles installs the
+    requirements as they are, so a first run spends no time upgrading pip.
+    """
+    groups = group_table()
+    requirements: list[str] = []
+    read: set[str] = set()
+
+    def expand(name: str, including: tuple[str, ...]) -> None:
+        name = group_name(name)
+        if name in including:
+            sys.exit(f"pyproject.toml: dependency group {name!r} includes itself")
+        if name not in groups:
+            sys.exit(f"pyproject.toml: no dependency group {name!r}")
+        read.add(name)
+        for item in groups[name]:
+            if isinstance(item, str):
+                requirements.append(item)
+            else:
+                expand(item["include-group"], (*including, name))
+
+    for name in names:
+        expand(name, ())
+    return list(dict.fromkeys(requirements)), read
+
+
+def installed() -> tuple[str, set[str]]:
+    """The pyproject.toml digest .venv was installed from, and its groups."""
+    if not PYTHON.exists() or not STAMP.exists():
+        return "", set()
+    digest, *groups = STAMP.read_text(encoding="utf-8").split()
+    return digest, set(groups)
+
+
+def ensure_venv(groups: Iterable[str]) -> None:
+    """Make sure .venv holds the project and the dependency ``groups``.
+
+    A group missing from .venv is added by itself: the project and the
+    groups there already are left alone (a running demo keeps its
+    environment). A new or changed pyproject.toml installs the project and
+    every group installed so far. One pip call either way; its output is
+    pip's errors only (setuptools' "editable installation" notice, which
+    reads like an error, is silenced).
     """
     if sys.version_info < (3, 11):  # noqa: UP036 - run by a bare python3
         sys.exit("frisian_mcp needs Python 3.11 or newer.")
+    digest = hashlib.sha256(PYPROJECT.read_bytes()).hexdigest()[:16]
+    stamped, present = installed()
+    fresh = stamped != digest
+    if fresh:  # a group pyproject.toml no longer has is left out
+        adding, present = set(groups) | (present & set(group_table())), set()
+    else:
+        adding = set(groups) - present
+        if not adding:
+            return
+    started = time.monotonic()
     if not PYTHON.exists():
         print(f"Creating {VENV} ...", flush=True)
         venv.create(VENV, with_pip=True)
-    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()[:16]
-    stamp = VENV / f".frisian-{'-'.join(sorted(groups))}-{digest}"
-    if stamp.exists():
-        return
-    print(
-        "Installing frisian_mcp and its development dependencies into .venv "
-        "(once; about a minute) ...",
-        flush=True,
+    names = ", ".join(sorted(adding))
+    what = (
+        f"frisian_mcp and the {names} dependencies"
+        if fresh
+        else f"the {names} dependencies"
     )
+    print(f"Installing {what} into .venv (once) ...", flush=True)
+    requirements, read = dependency_groups(sorted(adding))
     quiet = {
         **os.environ,
         "PYTHONWARNINGS": "ignore",
         "PIP_DISABLE_PIP_VERSION_CHECK": "1",
     }
-    # Dependency groups (PEP 735) need pip 25.1 or newer.
-    pip = (PYTHON, "-m", "pip", "install", "--quiet")
-    run(*pip, "--upgrade", "pip>=25.1", env=quiet)
-    group_args = [arg for group in groups for arg in ("--group", group)]
-    run(*pip, "-e", ".", *group_args, env=quiet)
-    for old in VENV.glob(".frisian-*"):
+    project = ["-e", "."] if fresh else []
+    run(PYTHON, "-m", "pip", "install", "--quiet", *project, *requirements, env=quiet)
+    for old in VENV.glob(".frisian-*"):  # the stamps of earlier dev.py versions
         old.unlink()
-    stamp.touch()
-    print("Installed.", flush=True)
+    STAMP.write_text("\n".join([digest, *sorted(present | read)]) + "\n")
+    print(f"Installed in {time.monotonic() - started:.0f} s.", flush=True)
 
 
 def manage(*args: str) -> None:
@@ -110,10 +195,34 @@ def demo(argv: list[str]) -> None:
     # The resource URL and the OAuth issuer are built from it; a tunnel's
     # public URL, set beforehand, wins (README).
     os.environ.setdefault("DEMO_PUBLIC_URL", f"http://{options.host}:{options.port}")
-    manage("migrate", "--no-input", "--verbosity", "0")
-    manage("seed_demo")
+    print("Migrating and seeding the demo database ...", flush=True)
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "demo_project.settings"}
+    run(PYTHON, "-c", PREPARE_DEMO, env=env)
     print(f"MCP endpoint: {os.environ['DEMO_PUBLIC_URL']}/mcp", flush=True)
-    manage("runserver", f"{options.host}:{options.port}")
+    serve(f"{options.host}:{options.port}", env)
+
+
+def serve(address: str, env: dict[str, str]) -> None:
+    """``runserver`` with its autoreloader, Django started once, not twice.
+
+    Django's autoreloader is a parent process that sets up Django only to
+    start a child with ``RUN_MAIN=true``, which serves and exits with code 3
+    when a file changes; the parent then starts it again
+    (``django.utils.autoreload.restart_with_reloader``). This loop is that
+    parent, without the set-up.
+    """
+    while True:
+        try:
+            child = subprocess.run(
+                [PYTHON, "manage.py", "runserver", address],
+                cwd=ROOT,
+                env={**env, "RUN_MAIN": "true"},
+                check=False,
+            )
+        except KeyboardInterrupt:
+            return
+        if child.returncode != 3:
+            sys.exit(child.returncode)
 
 
 def package() -> None:
@@ -170,7 +279,7 @@ def main(argv: list[str]) -> None:
         print(__doc__)
         sys.exit(2)
     command, rest = argv[0], argv[1:]
-    ensure_venv(GROUPS)
+    ensure_venv(NEEDS[command])
     if command == "demo":
         demo(rest)
     elif command == "manage":

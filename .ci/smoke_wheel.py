@@ -26,7 +26,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, NoReturn
 
-DISTRIBUTION = "frisian-mcp"
+DISTRIBUTION = "drf-frisian-mcp"
 SERVER_INFO_META = "io.modelcontextprotocol/serverInfo"
 NOTE_TOOLS = {
     f"notes__{action}"

@@ -11,12 +11,17 @@ from io import StringIO
 from pathlib import Path
 
 import pytest
+from django.conf import global_settings
+from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.test import override_settings
 
 from demo_project.contacts.models import Contact
 from demo_project.dcim.models import Device, Site, Tag
-from demo_project.management.commands.seed_demo import EMPTY_CONTACT_IDS
+from demo_project.management.commands.seed_demo import (
+    EMPTY_CONTACT_IDS,
+    PASSWORD_HASHES,
+)
 from frisian_mcp.testing import MCPTestClient
 from tests.live import ROOT
 
@@ -56,6 +61,23 @@ def test_seed_is_idempotent() -> None:
     ) == counts
     assert counts[0] >= 24
     assert counts[2] >= 20
+
+
+def test_seed_gives_the_public_passwords_without_hashing_them_afresh() -> None:
+    # Under the demo's hashers (Django's defaults) the stored hashes are set
+    # as they are: PBKDF2 took about a second of every demo start.
+    with override_settings(PASSWORD_HASHERS=global_settings.PASSWORD_HASHERS):
+        call_command("seed_demo", stdout=StringIO())
+        for name in ("demo", "staff"):
+            user = User.objects.get(username=name)
+            assert user.password == PASSWORD_HASHES[name]
+            assert user.check_password(name)
+    # Another default hasher (the tests' MD5) hashes them afresh.
+    call_command("seed_demo", stdout=StringIO())
+    for name in ("demo", "staff"):
+        user = User.objects.get(username=name)
+        assert user.password.startswith("md5$")
+        assert user.check_password(name)
 
 
 def test_seed_leaves_the_three_empty_contacts_of_adr_007(demo_data: None) -> None:

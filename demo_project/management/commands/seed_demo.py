@@ -13,6 +13,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from django.contrib.auth.hashers import get_hasher
 from django.contrib.auth.models import Permission, User
 from django.core.management.base import BaseCommand
 from django.db import transaction
@@ -25,6 +26,16 @@ from demo_project.dcim.models import Device, Site, Tag
 #: configuration. Demo only: never use well-known tokens anywhere else.
 DEMO_TOKEN = "demo-token-0000000000000000000000000000"
 STAFF_TOKEN = "staff-token-000000000000000000000000000"
+
+#: The users' public passwords, hashed once with Django's default hasher:
+#: hashing them afresh (PBKDF2, a million rounds) took about a second of
+#: every demo start. Another default hasher (the tests' MD5) hashes afresh.
+PASSWORD_HASHES = {
+    "demo": "pbkdf2_sha256$1000000$5E8JjXnbCz8qrv7PMD5tY4$"
+    "BHthRj2umvPMdDXUkZh7cOLfvKqdjIMOyAES+rEtgk8=",
+    "staff": "pbkdf2_sha256$1000000$z7zD2yjb3SRQ01qclve0Oy$"
+    "XjoK4oRywHHNRBLlBoNkjrhRjgiBffcUx9VSAmo0+4o=",
+}
 
 #: The pre-registered OAuth client (public, PKCE): MCP clients that let a
 #: person enter a client id use it instead of registering themselves.
@@ -118,6 +129,15 @@ DEVICES = [
 CONTACT_NAMESPACE = uuid.UUID("2f6b8f0e-1d2c-4c1a-9a55-3e7d4f0a8b6c")
 
 
+def set_password(user: User, password: str) -> None:
+    """Give ``user`` the public ``password``, from its hash when it fits."""
+    encoded, hasher = PASSWORD_HASHES[password], get_hasher()
+    if encoded.startswith(f"{hasher.algorithm}$") and not hasher.must_update(encoded):
+        user.password = encoded
+    else:
+        user.set_password(password)
+
+
 class Command(BaseCommand):
     """Create or update the demo rows; safe to run any number of times."""
 
@@ -175,7 +195,7 @@ class Command(BaseCommand):
         demo, _ = User.objects.get_or_create(
             username="demo", defaults={"email": "demo@example.com"}
         )
-        demo.set_password("demo")
+        set_password(demo, "demo")
         demo.is_staff = demo.is_superuser = False
         demo.save()
         allowed = Permission.objects.filter(
@@ -185,7 +205,7 @@ class Command(BaseCommand):
         staff, _ = User.objects.get_or_create(
             username="staff", defaults={"email": "staff@example.com"}
         )
-        staff.set_password("staff")
+        set_password(staff, "staff")
         staff.is_staff = staff.is_superuser = True
         staff.save()
         for user, key in ((demo, DEMO_TOKEN), (staff, STAFF_TOKEN)):
