@@ -38,7 +38,7 @@ __all__ = [
 
 # Request attributes Django sets itself; the rest (session, tenant, site,
 # urlconf...) a middleware put on the outer request is copied to the inner
-# one, and so is the canonical scheme and host some set (_KEPT).
+# one, and so are the private ones _KEPT names.
 _OWN = frozenset(
     [
         "environ",
@@ -74,9 +74,9 @@ _ENVIRON = (
     "wsgi.multiprocess", "wsgi.run_once", "wsgi.errors",
 )  # fmt: skip
 _CREDENTIALS = ("HTTP_AUTHORIZATION", "HTTP_COOKIE")
-#: What ``build_absolute_uri`` reads; computed from the same headers unless
-#: a middleware fixed it, so absolute URLs are REST's.
-_KEPT = ("_current_scheme_host",)
+#: What a middleware decided, kept so the view answers as REST's: the origin
+#: ``build_absolute_uri`` reads, and an exemption from CSRF checks.
+_KEPT = ("_current_scheme_host", "_dont_enforce_csrf_checks")
 
 
 def build_request(

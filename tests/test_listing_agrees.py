@@ -7,28 +7,30 @@ and no answer ever suggests a tool the user was not listed (issue 18 item
 9). Writes are called in validate mode, and every call runs in a savepoint
 rolled back afterwards.
 
-Add a test app by adding a :class:`Host` to :data:`HOSTS`: its URLconf, the
-settings it runs under, its rows, and what "some permissions" and "object
-permissions" mean there.
+It runs over every URLconf the suite mounts (:func:`tests.mounted.urlconfs`,
+found on disk, under the settings each app needs). By default a test app gets
+a row of each of its models, "some permissions" are view and change model
+permissions on each, and "object permissions" guardian's on each first row;
+a :class:`Host` in :data:`HOSTS` says what they mean where that does not fit.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from django.conf import settings
 from django.contrib.auth.models import Group, Permission, User
 from django.core.management import call_command
-from django.db import transaction
-from django.test import Client, override_settings
+from django.db import models, transaction
 from guardian.shortcuts import assign_perm
+from model_bakery import baker
 
 from frisian_mcp.examples import example_value
 from frisian_mcp.registry import get_registry
 from frisian_mcp.testing import MCPError, MCPTestClient
+from tests.mounted import mounted, signed_in, urlconfs
 
 pytestmark = pytest.mark.django_db
 
@@ -106,6 +108,41 @@ def _seed_publishers() -> None:
         Publisher.objects.create(pk=pk, name=name, country=country, code=name[:2])
 
 
+def _registry_models() -> list[type[models.Model]]:
+    """The models of the current URLconf's tools, managed ones only."""
+    found = {t.model for t in get_registry() if t.model is not None}
+    return sorted((m for m in found if m._meta.managed), key=str)
+
+
+def _seed_each() -> None:
+    """A row of every model that has none (model-bakery fills the fields)."""
+    for model in _registry_models():
+        if not model._default_manager.exists():
+            baker.make(model)
+
+
+def _view_and_change(user: User) -> None:
+    """Model permissions to view and change each model, nothing more."""
+    for model in _registry_models():
+        meta = model._meta
+        for action in ("view", "change"):
+            user.user_permissions.add(
+                Permission.objects.get(
+                    content_type__app_label=meta.app_label,
+                    codename=f"{action}_{meta.model_name}",
+                )
+            )
+
+
+def _each_first_row(user: User) -> None:
+    """Guardian's view and change on the first row of each model."""
+    for model in _registry_models():
+        row = model._default_manager.order_by("pk").first()
+        meta = model._meta
+        for action in ("view", "change"):
+            assign_perm(f"{meta.app_label}.{action}_{meta.model_name}", user, row)
+
+
 _TESTAPP = _model_perms("testapp.add_publisher", "testapp.change_publisher")
 _TESTAPP_ROWS = _object_perms("testapp.publisher", "change_publisher")
 
@@ -114,74 +151,46 @@ _TESTAPP_ROWS = _object_perms("testapp.publisher", "change_publisher")
 class Host:
     """One test app as this test drives it."""
 
-    name: str
-    urlconf: str
-    seed: Callable[[], None]
+    seed: Callable[[], None] = _seed_each
     #: "Some permissions": model permissions, group memberships.
-    some: Grant
+    some: Grant = _view_and_change
     #: "Object permissions": guardian grants on rows.
-    objects: Grant
-    settings: dict[str, Any] = field(default_factory=dict)
+    objects: Grant = _each_first_row
 
 
-HOSTS = (
-    Host(
-        "demo",
-        "tests.urls",
-        _seed_demo,
-        _model_perms("contacts.add_contact", "dcim.change_site"),
-        _object_perms("dcim.site", "change_site", "delete_site"),
-    ),
-    Host(
-        "parity",
-        "tests.urls_parity",
+_DEMO = Host(
+    _seed_demo,
+    _model_perms("contacts.add_contact", "dcim.change_site"),
+    _object_perms("dcim.site", "change_site", "delete_site"),
+)
+
+#: URLconf -> how this test drives it, where the default does not fit.
+HOSTS = {
+    "tests.urls": _DEMO,
+    "demo_project.urls": _DEMO,
+    "tests.urls_parity": Host(
         _seed_demo,
         _model_perms("contacts.add_contact", "dcim.change_site", "dcim.view_site"),
         _object_perms("dcim.site", "change_site", "delete_site"),
     ),
-    Host(
-        "zoo",
-        "tests.urls_zoo",
+    "tests.urls_zoo": Host(
         _seed_zoo,
         _both(_zoo_reader, _model_perms("zoo.add_device", "zoo.change_device")),
         _object_perms("zoo.device", "change_device"),
-        settings={
-            "MIDDLEWARE": [
-                "tests.zoo.middleware.CanonicalHostMiddleware",
-                *settings.MIDDLEWARE,
-            ],
-            "ALLOWED_HOSTS": [*settings.ALLOWED_HOSTS, "zoo.example.net"],
-            "ZOO_CANONICAL_URL": "https://zoo.example.net",
-        },
     ),
-    Host(
-        "guarded",
-        "tests.hosts.guarded.urls",
+    "tests.hosts.guarded.urls": Host(
         _seed_guarded,
         _model_perms(
             "guarded.add_project", "guarded.change_project", "guarded.add_language"
         ),
         _object_perms("guarded.project", "view_project", "change_project"),
     ),
-    Host(
-        "pagination",
-        "tests.test_pagination_patterns",
-        _seed_publishers,
-        _TESTAPP,
-        _TESTAPP_ROWS,
-    ),
-    Host(
-        "versioned", "tests.urls_versioned", _seed_publishers, _TESTAPP, _TESTAPP_ROWS
-    ),
-    Host(
-        "schema_patterns",
-        "tests.urls_schema_patterns",
-        _seed_publishers,
-        _TESTAPP,
-        _TESTAPP_ROWS,
-    ),
-    Host("errors", "tests.urls_errors", _seed_publishers, _TESTAPP, _TESTAPP_ROWS),
-)
+    "tests.test_pagination_patterns": Host(_seed_publishers, _TESTAPP, _TESTAPP_ROWS),
+    "tests.urls_versioned": Host(_seed_publishers, _TESTAPP, _TESTAPP_ROWS),
+    "tests.urls_schema_patterns": Host(_seed_publishers, _TESTAPP, _TESTAPP_ROWS),
+    "tests.urls_errors": Host(_seed_publishers, _TESTAPP, _TESTAPP_ROWS),
+}
+URLCONFS = urlconfs()
 
 USERS = (
     "anonymous",
@@ -193,20 +202,17 @@ USERS = (
 
 
 def _client(host: Host, kind: str) -> MCPTestClient:
-    client = Client()
-    if kind != "anonymous":
-        if kind == "superuser":
-            user = User.objects.create_superuser(kind, password="pw")
-        else:
-            user = User.objects.create_user(kind, password="pw")
-        if kind == "some_permissions":
-            host.some(user)
-        elif kind == "object_permissions":
-            host.objects(user)
-        client.force_login(user)
-    mcp = MCPTestClient(client)
-    mcp.initialize()
-    return mcp
+    if kind == "anonymous":
+        return signed_in(None)
+    if kind == "superuser":
+        user = User.objects.create_superuser(kind, password="pw")
+    else:
+        user = User.objects.create_user(kind, password="pw")
+    if kind == "some_permissions":
+        host.some(user)
+    elif kind == "object_permissions":
+        host.objects(user)
+    return signed_in(user)
 
 
 def harmless_arguments(tool: dict[str, Any]) -> dict[str, Any]:
@@ -234,22 +240,25 @@ def outcome(mcp: MCPTestClient, name: str, arguments: dict[str, Any]) -> Any:
     return content.get("error") if result.get("isError") else None
 
 
-@pytest.fixture(params=HOSTS, ids=[h.name for h in HOSTS])
+@pytest.fixture(params=URLCONFS)
 def host(request: pytest.FixtureRequest) -> Iterator[Host]:
-    chosen: Host = request.param
-    with override_settings(
-        ROOT_URLCONF=chosen.urlconf,
-        FRISIAN_MCP={"REQUIRE_AUTHENTICATION": False, "TOOL_LAYOUT": "flat"},
-        **chosen.settings,
+    chosen = HOSTS.get(request.param, Host())
+    with mounted(
+        request.param, {"REQUIRE_AUTHENTICATION": False, "TOOL_LAYOUT": "flat"}
     ):
         chosen.seed()
         yield chosen
+
+
+def test_every_host_named_is_mounted() -> None:
+    assert set(HOSTS) <= set(URLCONFS)
 
 
 @pytest.mark.parametrize("kind", USERS)
 def test_every_listed_tool_reaches_its_view(host: Host, kind: str) -> None:
     mcp = _client(host, kind)
     listed = {tool["name"]: tool for tool in mcp.list_tools()}
+    assert listed or kind != "superuser", "a superuser is listed no tool"
     unknown = {}
     for name, tool in listed.items():
         error = outcome(mcp, name, harmless_arguments(tool))
