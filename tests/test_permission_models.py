@@ -28,7 +28,7 @@ from django.db.models.signals import post_delete
 from django.test import Client, override_settings
 from guardian.shortcuts import assign_perm, remove_perm
 
-from frisian_mcp import cache
+from frisian_mcp.contrib.fleet import cache
 from frisian_mcp.testing import MCPTestClient
 from tests.hosts.guarded.models import Language, Project, Role
 from tests.hosts.guarded.permissions import EDITORS_ROLE
@@ -37,6 +37,7 @@ pytestmark = pytest.mark.django_db
 
 GUARDIAN = ["guardian.UserObjectPermission", "guardian.GroupObjectPermission"]
 WATCHED = [*GUARDIAN, "guarded.Role"]
+FLEET = "frisian_mcp.contrib.fleet.store.FleetStore"
 CREATE = "languages__create"
 URLS = "tests.hosts.guarded.urls"
 
@@ -44,7 +45,11 @@ URLS = "tests.hosts.guarded.urls"
 def settings_with(models: list[str]) -> override_settings:
     return override_settings(
         ROOT_URLCONF=URLS,
-        FRISIAN_MCP={"REQUIRE_AUTHENTICATION": False, "PERMISSION_MODELS": models},
+        FRISIAN_MCP={
+            "REQUIRE_AUTHENTICATION": False,
+            "PERMISSION_MODELS": models,
+            "STORE_BACKEND": FLEET,
+        },
     )
 
 
@@ -146,7 +151,11 @@ def test_a_listing_cached_before_the_commit_is_stale_after_it(
             "LOCATION": "redis://127.0.0.1:1",
         },
     },
-    FRISIAN_MCP={"CACHE": "down", "PERMISSION_MODELS": WATCHED},
+    FRISIAN_MCP={
+        "CACHE": "down",
+        "PERMISSION_MODELS": WATCHED,
+        "STORE_BACKEND": FLEET,
+    },
 )
 def test_a_cache_outage_never_fails_the_hosts_save(
     user: User,
