@@ -11,7 +11,6 @@ languages, so those grants show in ``tools/list``.
 
 from __future__ import annotations
 
-import logging
 import os
 import subprocess
 import sys
@@ -140,44 +139,6 @@ def test_a_listing_cached_before_the_commit_is_stale_after_it(
         cache.store(key, frozenset({"old"}), None)
         assert cache.load(key) == frozenset({"old"})
     assert cache.load(key) is None
-
-
-@override_settings(
-    CACHES={
-        "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
-        # Nothing listens on port 1: every cache call fails to connect.
-        "down": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": "redis://127.0.0.1:1",
-        },
-    },
-    FRISIAN_MCP={
-        "CACHE": "down",
-        "PERMISSION_MODELS": WATCHED,
-        "STORE_BACKEND": FLEET,
-    },
-)
-def test_a_cache_outage_never_fails_the_hosts_save(
-    user: User,
-    alpha: Project,
-    caplog: pytest.LogCaptureFixture,
-    django_capture_on_commit_callbacks: Any,
-) -> None:
-    with (
-        caplog.at_level(logging.WARNING, logger="frisian_mcp"),
-        django_capture_on_commit_callbacks(execute=True) as committed,
-        transaction.atomic(),
-    ):
-        assign_perm("guarded.change_project", user, alpha)
-        Role.objects.create(name=EDITORS_ROLE).members.add(user)
-        user.groups.add(Group.objects.create(name="maintainers"))
-    assert committed  # the second marking, after the commit, failed quietly too
-    assert user.has_perm("guarded.change_project", alpha)
-    assert Role.objects.get(name=EDITORS_ROLE).members.filter(pk=user.pk).exists()
-    assert user.groups.filter(name="maintainers").exists()
-    warnings = [r for r in caplog.records if "not marked stale" in r.getMessage()]
-    assert warnings
-    assert all("ConnectionError" in r.getMessage() for r in warnings)
 
 
 @settings_with(WATCHED)

@@ -3,12 +3,12 @@
 Django's auth models, the user model and ``PERMISSION_MODELS``, listened to
 by sender (other models keep their fast deletes), connected when the app is
 ready so every process marks them: web workers, task workers and commands.
-A cache outage never fails the host's save.
+A cache outage never fails the host's save: the invalidation is owed
+(:func:`~frisian_mcp.contrib.fleet.cache.bump_generation`).
 """
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from django.conf import settings
@@ -22,8 +22,6 @@ from frisian_mcp.contrib.fleet import cache
 from frisian_mcp.exceptions import ConfigurationError
 
 __all__ = ["watch_permissions"]
-
-logger = logging.getLogger("frisian_mcp")
 
 #: The models whose saves and deletes are listened to, by lowercase label;
 #: the user model's m2m changes (likes, follows) grant nothing by themselves.
@@ -54,30 +52,18 @@ def _stale(using: str | None) -> None:
 
     A listing built in between would read the old rights and keep them.
     """
-    if _mark_stale() and transaction.get_connection(using).in_atomic_block:
-        transaction.on_commit(_mark_stale, using=using)
-
-
-def _mark_stale() -> bool:
-    """Bump the generation; whether the fleet store is on. Never raises: a
-    cache outage must not fail the host's own save."""
     # The store's module, with the call path below it, loads on first use:
     # setting Django up imports neither.
     from frisian_mcp.contrib.fleet.store import enabled
 
     try:
-        if not enabled():
-            return False
-        cache.bump_generation()
+        on = enabled()
     except ConfigurationError:  # a broken FRISIAN_MCP: checks.py says so
-        return False
-    except Exception as exc:  # whatever the cache backend raises
-        logger.warning(
-            "frisian_mcp: cached tool lists not marked stale (%s); they expire "
-            "within CACHE_TTL_MS.",
-            type(exc).__name__,
-        )
-    return True
+        return
+    if on:
+        cache.bump_generation()
+        if transaction.get_connection(using).in_atomic_block:
+            transaction.on_commit(cache.bump_generation, using=using)
 
 
 def watch_permissions() -> None:
