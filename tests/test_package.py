@@ -77,7 +77,7 @@ def test_modules_and_functions_stay_small() -> None:
     assert too_long == []
 
 
-# -- the core and its extras (issue 21 item 1, ADR 0020) ------------------------
+# -- the core and its extras (issue 21 item 1, ADR 0021) ------------------------
 
 CORE = ROOT / "frisian_mcp"
 CONTRIB = CORE / "contrib"

@@ -2,6 +2,6 @@
 
 Add ``"frisian_mcp.contrib.fleet"`` to ``INSTALLED_APPS`` and set
 ``FRISIAN_MCP["STORE_BACKEND"] = "frisian_mcp.contrib.fleet.store.FleetStore"``
-(docs/fleet.md, ADR 0022). The shared cache is advice: down or slow, tools
+(docs/fleet.md, ADR 0023). The shared cache is advice: down or slow, tools
 are listed and called from each process's own work.
 """

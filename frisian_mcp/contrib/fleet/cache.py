@@ -5,7 +5,7 @@ A Redis alias without timeouts of its own gets :data:`TIMEOUT`; a failure
 leaves the cache alone for :data:`RETRY_AFTER` seconds (the caller works
 from what its process builds and probes), logs one warning per outage, and
 owes an invalidation: before anything is read again, the generation is
-bumped, so no tool list cached before the outage is trusted (ADR 0022).
+bumped, so no tool list cached before the outage is trusted (ADR 0023).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The OAuth 2.1 resource server (docs/authorization.md, ADR 0021).
+"""The OAuth 2.1 resource server (docs/authorization.md, ADR 0022).
 
 Add ``"frisian_mcp.contrib.oauth"`` to ``INSTALLED_APPS`` (its checks),
 ``authentication.BearerTokenAuthentication`` to the authentication classes,
