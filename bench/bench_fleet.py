@@ -46,7 +46,11 @@ def _setup(cache: bool = True, layout: str = "flat") -> None:
     from django.conf import settings
     from django.urls import get_resolver
 
-    options = {**settings.FRISIAN_MCP, "TOOL_LAYOUT": layout}
+    options = {
+        **settings.FRISIAN_MCP,
+        "TOOL_LAYOUT": layout,
+        "STORE_BACKEND": "frisian_mcp.contrib.fleet.store.FleetStore",
+    }
     if not cache:
         options["CACHE"] = None
     settings.FRISIAN_MCP = options
@@ -117,7 +121,7 @@ def _adopt(registry: Any, discovery: float) -> dict[str, Any]:
     # The worker's first use of its cache imports the client library (redis:
     # about 0.13 s) and connects, whatever it caches: the worker pays it
     # once, schemas or not. Measured apart, before the schema work.
-    from frisian_mcp import cache
+    from frisian_mcp.contrib.fleet import cache
 
     start = time.perf_counter()
     backend = cache.backend()
@@ -125,7 +129,7 @@ def _adopt(registry: Any, discovery: float) -> dict[str, Any]:
     backend.get("frisian_mcp:bench:connect")
     client = time.perf_counter() - start
     start = time.perf_counter()
-    fingerprint = registry.fingerprint
+    fingerprint = registry.store.fingerprint
     digest = time.perf_counter() - start
     registry.share_schemas()
     loaded = time.perf_counter() - start - digest

@@ -377,7 +377,7 @@ STAGES = (
     ("authenticate", "frisian_mcp.views:_authenticate"),
     ("parse", "frisian_mcp.jsonrpc:parse"),
     ("select", "frisian_mcp.jsonrpc:select"),
-    ("scope", "frisian_mcp.oauth:check_scope"),
+    ("scope", "frisian_mcp.registry:grant_of"),
     ("guards", "frisian_mcp.guards:check"),
     ("validate", "frisian_mcp.guards:_validate"),
     ("build_request", "frisian_mcp.routing:build_request"),

@@ -47,6 +47,9 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "frisian_mcp",
+    # The extras the demo uses: OAuth resource server, fleet store.
+    "frisian_mcp.contrib.oauth",
+    "frisian_mcp.contrib.fleet",
     "oauth2_provider",
     "demo_project",
     "demo_project.contacts",
@@ -115,7 +118,7 @@ REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         # OAuth access tokens of the demo's authorization server, at /mcp
         # only; first, so that a 401 carries its Bearer challenge.
-        "frisian_mcp.oauth.BearerTokenAuthentication",
+        "frisian_mcp.contrib.oauth.authentication.BearerTokenAuthentication",
         "rest_framework.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
@@ -148,12 +151,15 @@ FRISIAN_MCP = {
     "SERVER_TITLE": "frisian_mcp demo (contacts and DCIM)",
     # Browser-based clients such as the MCP Inspector send an Origin header.
     "ALLOWED_ORIGINS": ["http://localhost:6274", "http://127.0.0.1:6274"],
+    # Each caller's visible tools and the built schemas, kept in the
+    # default cache (docs/fleet.md); with Redis there, every worker shares.
+    "STORE_BACKEND": "frisian_mcp.contrib.fleet.store.FleetStore",
     # The endpoint as an OAuth resource server (docs/authorization.md); its tokens
     # come from the authorization server below.
     "OAUTH": {
         "RESOURCE": f"{PUBLIC_URL}/mcp",
         "AUTHORIZATION_SERVERS": [f"{PUBLIC_URL}/oauth"],
-        "TOKEN_VALIDATOR": "frisian_mcp.tokens.DOTTokenValidator",
+        "TOKEN_VALIDATOR": "frisian_mcp.contrib.oauth.tokens.DOTTokenValidator",
         "RESOURCE_NAME": "frisian_mcp demo",
     },
 }

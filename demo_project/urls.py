@@ -23,7 +23,7 @@ router.register("dcim/devices", DeviceViewSet)
 router.register("dcim/tags", TagViewSet)
 
 urlpatterns = [
-    path("", include("frisian_mcp.urls_wellknown")),
+    path("", include("frisian_mcp.contrib.oauth.urls")),
     path("", include(authserver.metadata)),
     path("oauth/", include((authserver.endpoints, "oauth2_provider"))),
     path("admin/", admin.site.urls),

@@ -1,4 +1,4 @@
-"""Django app configuration: registers the system checks and the receivers."""
+"""Django app configuration: registers the system checks."""
 
 from __future__ import annotations
 
@@ -14,12 +14,5 @@ class FrisianMCPConfig(AppConfig):
     verbose_name = "frisian_mcp"
 
     def ready(self) -> None:
-        """Register the system checks and the permission-change receivers.
-
-        Receivers connect here, as Django advises, so every process marks
-        cached tool lists stale: web workers before their first request,
-        task workers and management commands too.
-        """
-        from frisian_mcp import cache, checks, oauth_checks  # noqa: F401
-
-        cache.watch_permissions()
+        """Register the system checks; extras in ``contrib`` register their own."""
+        from frisian_mcp import checks  # noqa: F401

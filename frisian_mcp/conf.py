@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from rest_framework.authentication import BaseAuthentication
 
     from frisian_mcp.discovery import BaseDiscoveryBackend
+    from frisian_mcp.visibility import BaseStore
 
 __all__ = [
     "DEFAULTS",
@@ -119,17 +120,22 @@ DEFAULTS: dict[str, Any] = {
     # Tools per tools/list page; the rest follow via nextCursor. Example: 200.
     "TOOLS_LIST_PAGE_SIZE": 100,
     # Models, beside Django's auth models, whose saves and deletes change what
-    # a caller may do ("app_label.ModelName"): each change makes every cached
-    # tool list stale. Example (django-guardian):
+    # a caller may do ("app_label.ModelName"): with the fleet store, each
+    # change makes every cached tool list stale. Example (django-guardian):
     # ["guardian.UserObjectPermission", "guardian.GroupObjectPermission"].
     "PERMISSION_MODELS": [],
     # Milliseconds a 2026-07-28 client may cache tools/list and
     # server/discover results (their ttlMs; cacheScope is always "private").
     # 0: always stale. Example: 300_000.
     "CACHE_TTL_MS": 60_000,
-    # Alias of the Django cache (CACHES) holding each caller's visible tools
-    # (for CACHE_TTL_MS) and the built tool schemas, shared by every worker
-    # using that cache. None: keep nothing beyond the process. Example: "mcp".
+    # Where built schemas and each caller's visible tools are kept beyond the
+    # process: dotted path of a frisian_mcp.visibility.BaseStore subclass.
+    # None keeps them in the process only. Example (docs/fleet.md):
+    # "frisian_mcp.contrib.fleet.store.FleetStore".
+    "STORE_BACKEND": None,
+    # Alias of the Django cache (CACHES) the fleet store keeps them in (each
+    # caller's visible tools for CACHE_TTL_MS), shared by every worker using
+    # that cache. None: keep nothing. Example: "mcp".
     "CACHE": "default",
     # Largest outputSchema (compact JSON, in bytes) a tools/list entry
     # carries; larger ones are left to help (docs/listing.md). 0: none.
@@ -146,7 +152,7 @@ DEFAULTS: dict[str, Any] = {
     # OAuth 2.1 resource server (docs/authorization.md); None: off. A dict with
     # RESOURCE (the endpoint's canonical https URL, required),
     # AUTHORIZATION_SERVERS (issuer URLs), TOKEN_VALIDATOR (dotted path of a
-    # frisian_mcp.tokens.BaseTokenValidator), VALIDATOR_OPTIONS (dict), SCOPES
+    # frisian_mcp.contrib.oauth.tokens.BaseTokenValidator), VALIDATOR_OPTIONS, SCOPES
     # (scope -> tool categories or tool-name globs) and RESOURCE_NAME.
     # Example: {"RESOURCE": "https://api.example.com/mcp",
     # "AUTHORIZATION_SERVERS": ["https://auth.example.com"]}.
@@ -154,7 +160,9 @@ DEFAULTS: dict[str, Any] = {
 }
 
 #: Keys whose values are dotted paths resolved to objects on access.
-IMPORT_STRINGS = frozenset({"DISCOVERY_BACKEND", "AUTHENTICATION_CLASSES"})
+IMPORT_STRINGS = frozenset(
+    {"DISCOVERY_BACKEND", "AUTHENTICATION_CLASSES", "STORE_BACKEND"}
+)
 
 #: Keys that existed once, with the reason they are gone.
 REMOVED_SETTINGS: dict[str, str] = {}
@@ -189,6 +197,7 @@ class MCPSettings:
     TOOLS_LIST_PAGE_SIZE: int
     PERMISSION_MODELS: list[str]
     CACHE_TTL_MS: int
+    STORE_BACKEND: type[BaseStore] | None
     CACHE: str | None
     OUTPUT_SCHEMA_LIMIT: int
     FILTER_LIST_LIMIT: int

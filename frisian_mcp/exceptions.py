@@ -9,7 +9,8 @@
     ├── HostError          the host's code raised while frisian_mcp inspected
     │                      it (:func:`host_call`, ADR 0015)
     ├── JSONRPCError       -> a JSON-RPC error object: ParseError -32700,
-    │                      InvalidRequest -32600, MethodNotFound -32601,
+    │                      InvalidRequest -32600 (Forbidden: a credential's
+    │                      grant refuses a tool), MethodNotFound -32601,
     │                      InvalidParams -32602, InternalError -32603,
     │                      HeaderMismatch -32020, UnsupportedProtocolVersion -32022
     └── ToolError          a tools/call failure with an ErrorCode payload
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any, ClassVar, TypeVar
 
 from django.core.exceptions import ImproperlyConfigured
@@ -36,6 +38,7 @@ __all__ = [
     "LIST_LIMIT",
     "CleanupError",
     "ConfigurationError",
+    "Forbidden",
     "FrisianMCPError",
     "HeaderMismatch",
     "HostError",
@@ -127,8 +130,9 @@ class JSONRPCError(FrisianMCPError):
 
     code: ClassVar[int] = -32603
     default_message: ClassVar[str] = "Internal error."
-    #: The HTTP status of a response carrying only this error.
+    #: The HTTP status and headers of a response carrying only this error.
     http_status: int = 200
+    headers: Mapping[str, str] = MappingProxyType({})
 
     def __init__(
         self, message: str | None = None, *, data: Any = None, http_status: int = 0
@@ -154,6 +158,24 @@ class InvalidRequest(JSONRPCError):
     code = -32600
     default_message = "Invalid request: not a JSON-RPC 2.0 message."
     http_status = 400
+
+
+class Forbidden(InvalidRequest):
+    """A credential's grant does not reach the tool: HTTP 403 and its challenge.
+
+    Raised by a grant's ``check_tool`` (docs/extending.md); ``challenge``
+    becomes the response's ``WWW-Authenticate`` header.
+    """
+
+    default_message = "Forbidden: the credential does not reach this tool."
+    http_status = 403
+
+    def __init__(
+        self, message: str | None = None, *, data: Any = None, challenge: str = ""
+    ) -> None:
+        super().__init__(message, data=data)
+        if challenge:
+            self.headers = {"WWW-Authenticate": challenge}
 
 
 class MethodNotFound(JSONRPCError):

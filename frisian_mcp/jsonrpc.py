@@ -13,7 +13,7 @@ import json
 import logging
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from frisian_mcp import __version__, arguments
@@ -61,12 +61,14 @@ class Reply:
     """An HTTP status and a JSON body (``None``: 202 Accepted, no body).
 
     ``modern``: the answer to a 2026-07-28 request, whose SSE streams are
-    not resumable and so carry no event ids.
+    not resumable and so carry no event ids. ``headers``: what the error of
+    a single message adds (a ``WWW-Authenticate`` challenge).
     """
 
     status: int
     body: JSONObject | list[JSONObject] | None
     modern: bool = False
+    headers: Mapping[str, str] = field(default_factory=dict)
 
 
 def handle(
@@ -95,7 +97,9 @@ def handle(
     if isinstance(message, list):
         return exchange.batch(message)
     status, body = exchange.message(message)
-    return Reply(status, body, modern=exchange.revision.stateless)
+    return Reply(
+        status, body, modern=exchange.revision.stateless, headers=exchange.sent
+    )
 
 
 def error_body(request_id: Any, exc: JSONRPCError) -> JSONObject:
@@ -145,6 +149,8 @@ class _Exchange:
         self.registry = registry
         self.headers = headers
         self.revision = revision
+        #: HTTP headers the answer's error asks for (one message only).
+        self.sent: Mapping[str, str] = {}
 
     def batch(self, messages: list[Any]) -> Reply:
         # Batches existed only in 2025-03-26 (basic/transports 2025-06-18).
@@ -218,6 +224,7 @@ class _Exchange:
                 wire = InvalidParams(exc.message, data=data)
                 return 200, error_body(request_id, wire)
         except JSONRPCError as exc:
+            self.sent = exc.headers
             return exc.http_status, error_body(request_id, exc)
         except Exception:  # the last resort: logged, -32603
             internal = internal_error(f"in {_safe_method(method)}")

@@ -21,7 +21,7 @@ from typing import Any
 from django.core.signals import setting_changed
 from django.dispatch import receiver
 
-from frisian_mcp import arguments, cache, guards, invocation, oauth, outcomes
+from frisian_mcp import arguments, guards, invocation, outcomes
 from frisian_mcp.conf import mcp_settings
 from frisian_mcp.discovery import (
     TOOL_NAME_PATTERN,
@@ -30,7 +30,12 @@ from frisian_mcp.discovery import (
     selected,
 )
 from frisian_mcp.dispatchers import DispatcherTool, build_dispatchers
-from frisian_mcp.exceptions import ToolError, ToolInputError
+from frisian_mcp.exceptions import (
+    ConfigurationError,
+    Forbidden,
+    ToolError,
+    ToolInputError,
+)
 from frisian_mcp.schema import SchemaBuilder
 from frisian_mcp.spectacular import excluded, live_filters
 from frisian_mcp.tools import Tool
@@ -41,7 +46,7 @@ from frisian_mcp.types import (
     SchemaProblem,
     ToolDefinition,
 )
-from frisian_mcp.visibility import Visibility
+from frisian_mcp.visibility import BaseStore, Visibility, grant_of
 
 __all__ = ["ToolRegistry", "get_registry", "reset_registry"]
 
@@ -63,8 +68,6 @@ class ToolRegistry:
         self.builder = builder or SchemaBuilder()
         self.dispatchers = build_dispatchers(self._tools.values())
         self._dispatcher_sets: dict[frozenset[str], dict[str, DispatcherTool]] = {}
-        self._fingerprint: str | None = None
-        self._schemas_loaded, self._schemas_stored = False, 0
 
     @classmethod
     def from_settings(cls, *, log: bool = True) -> ToolRegistry:
@@ -113,43 +116,27 @@ class ToolRegistry:
         """What went wrong while the schemas built so far were built."""
         return list(self.builder.problems)
 
-    @property
-    def fingerprint(self) -> str:
-        """What the tools' schemas depend on, as a digest (see :mod:`cache`)."""
-        if self._fingerprint is None:
-            self._fingerprint = cache.fingerprint(
-                (t.name, t.endpoint.path, t.endpoint.view_class) for t in self
+    @functools.cached_property
+    def store(self) -> BaseStore | None:
+        """Where schemas and visible sets are kept beyond the process, if set."""
+        backend = mcp_settings.STORE_BACKEND
+        if backend is None:
+            return None
+        if not (isinstance(backend, type) and issubclass(backend, BaseStore)):
+            raise ConfigurationError(
+                "FRISIAN_MCP['STORE_BACKEND'] must name a subclass of "
+                "frisian_mcp.visibility.BaseStore."
             )
-        return self._fingerprint
+        return backend(self)
 
     def visible(self, context: CallContext | None) -> Visibility:
         """Who-may-see-what for one caller (everything without a context)."""
         return Visibility(self, context)
 
     def share_schemas(self) -> None:
-        """Take built schemas from the shared cache, and put new ones there.
-
-        A worker whose fleet already built a schema skips building it; a
-        worker that built more than it found stores what it has.
-        """
-        if cache.backend() is None:
-            return
-        key = f"frisian_mcp:schemas:{self.fingerprint}"
-        if not self._schemas_loaded:
-            self._schemas_loaded = True
-            found = cache.load(key)
-            if isinstance(found, tuple) and len(found) == 2:
-                schemas, problems = found
-                for tool in self:
-                    if not tool.built and tool.name in schemas:
-                        tool.adopt(schemas[tool.name])
-                self.builder.problems.extend(problems)
-                self._schemas_stored = len(schemas)
-        built = {t.name: t for t in self if t.built}
-        if len(built) > self._schemas_stored:
-            schemas = {name: cache.frozen(t.schema) for name, t in built.items()}
-            cache.store(key, (schemas, self.problems), None)
-            self._schemas_stored = len(schemas)
+        """Adopt schemas the store holds, and keep new ones there."""
+        if self.store is not None:
+            self.store.share_schemas()
 
     def definitions(
         self, layout: str | None = None, context: CallContext | None = None
@@ -210,8 +197,8 @@ class ToolRegistry:
         except ToolError as exc:
             outcome = exc.code.value
             raise
-        except oauth.InsufficientScope:
-            outcome = "insufficient_scope"
+        except Forbidden as exc:
+            outcome = str((exc.data or {}).get("code", "forbidden"))
             raise
         finally:
             _log_call(name, context, outcome, time.perf_counter() - started)
@@ -238,7 +225,9 @@ class ToolRegistry:
         live = functools.partial(
             live_filters, tool.endpoint, tool.path_prefix, context.user, context.auth
         )
-        oauth.check_scope(context.auth, tool.name, tool.kind, tool.endpoint.method)
+        grant = grant_of(context)
+        if grant is not None:
+            grant.check_tool(tool)
         if args.get("help") is True and "help" in schema.protocol_arguments:
             if not self.visible(context)(tool):
                 raise self._unknown_tool(name, self.visible(context))

@@ -22,10 +22,10 @@ from rest_framework import exceptions as drf_exceptions
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
 
-from frisian_mcp import jsonrpc, oauth
+from frisian_mcp import jsonrpc
 from frisian_mcp.conf import mcp_settings
 from frisian_mcp.exceptions import InvalidRequest, JSONRPCError
-from frisian_mcp.types import CallContext, ErrorCode
+from frisian_mcp.types import CallContext
 
 __all__ = ["MCPView"]
 
@@ -166,10 +166,8 @@ class MCPView(View):
         response = _render(
             reply.status, reply.body, sse=wants_sse, priming=not reply.modern
         )
-        scope = _insufficient_scope(reply)
-        if scope is not None:
-            # MCP 2025-11-25 basic/authorization "Scope Challenge Handling".
-            response["WWW-Authenticate"] = oauth.scope_challenge(scope) or "Bearer"
+        for name, value in reply.headers.items():
+            response[name] = value
         return response
 
 
@@ -208,7 +206,7 @@ def origin_allowed(origin: str, request: HttpRequest) -> bool:
 def _authenticate(request: HttpRequest) -> tuple[HttpResponse | None, CallContext]:
     """Identify the caller with DRF authenticators; refuse when required.
 
-    401 carries the first authenticator's challenge in ``WWW-Authenticate``;
+    401 carries the authenticators' challenges in ``WWW-Authenticate``;
     without any challenge DRF's rule applies and the answer is 403.
     """
     classes = mcp_settings.AUTHENTICATION_CLASSES
@@ -262,28 +260,16 @@ def _refusal(
 
 
 def _challenge(authenticators: list[Any], drf_request: Request) -> str | None:
-    """The first authenticator's challenge, after OAuth's when it is on.
+    """Every authenticator's challenge, once each, the ``Bearer`` ones first.
 
-    MCP 2025-11-25 basic/authorization: a 401 points to the resource
-    metadata; the project's own scheme (``Token``...) stays on offer.
+    MCP 2025-11-25 basic/authorization: clients look for the Bearer
+    challenge (its ``resource_metadata``), and some read only the first;
+    the project's other schemes (``Token``...) stay on offer after it.
     """
-    bearer = oauth.challenge(drf_request)
-    headers = (a.authenticate_header(drf_request) for a in authenticators)
-    own = next(
-        (h for h in headers if h and not (bearer and h.startswith("Bearer"))), None
-    )
-    return ", ".join(h for h in (bearer, own) if h) or None
-
-
-def _insufficient_scope(reply: jsonrpc.Reply) -> str | None:
-    """The scope an ``insufficient_scope`` reply asks for, else ``None``."""
-    body = reply.body
-    if reply.status != 403 or not isinstance(body, dict):
-        return None
-    data = (body.get("error") or {}).get("data") or {}
-    if data.get("code") != ErrorCode.INSUFFICIENT_SCOPE:
-        return None
-    return str(data.get("scope", ""))
+    found = [a.authenticate_header(drf_request) for a in authenticators]
+    found = [h for h in found if h]
+    found.sort(key=lambda header: not header.lower().startswith("bearer"))
+    return ", ".join(dict.fromkeys(found)) or None
 
 
 _CREDENTIAL_PARAMETERS = frozenset(

@@ -1,78 +1,109 @@
-"""Who may see which tool: the caller's permission classes, probed.
+"""Who may see which tool, and where what a process builds may be kept.
 
-A listing shows a caller only the tools their permissions (and an OAuth
-token's scopes) allow; the call itself is always checked in full. With a
-shared cache, the visible set is probed once per caller and kept for
-``CACHE_TTL_MS`` or until permissions change (ADR 0006).
+A listing shows a caller only the tools their permissions (and their
+credential's grant, :class:`ToolGrant`) allow; the call itself is always
+checked in full. A :class:`BaseStore` (``STORE_BACKEND``) may keep each
+caller's visible set and the built schemas beyond the process (ADR 0006);
+docs/extending.md describes both hooks.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Protocol
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from frisian_mcp import cache, oauth
 from frisian_mcp.conf import mcp_settings
 from frisian_mcp.invocation import Probe
 from frisian_mcp.tools import Tool
 from frisian_mcp.types import CallContext
 
-__all__ = ["Visibility"]
+if TYPE_CHECKING:
+    from frisian_mcp.registry import ToolRegistry
+
+__all__ = ["BaseStore", "ToolGrant", "Visibility", "grant_of"]
+
+
+@runtime_checkable
+class ToolGrant(Protocol):
+    """What ``request.auth`` implements when its credential reaches only some tools.
+
+    An OAuth token's scopes, an API key bound to a few tools: the listing
+    shows a tool only if :meth:`allows_tool`, and a call to it runs only
+    if :meth:`check_tool` raises nothing (a
+    :class:`~frisian_mcp.exceptions.Forbidden`, with its challenge).
+    """
+
+    def allows_tool(self, tool: Tool) -> bool:
+        """Whether the credential reaches ``tool`` (listing and call)."""
+
+    def check_tool(self, tool: Tool) -> None:
+        """Raise ``Forbidden`` unless the credential reaches ``tool``."""
+
+
+def grant_of(context: CallContext | None) -> ToolGrant | None:
+    """The caller's ``request.auth`` when it narrows the tools, else ``None``."""
+    auth = context.auth if context is not None else None
+    return auth if isinstance(auth, ToolGrant) else None
+
+
+class BaseStore:
+    """Keeps built schemas and each caller's visible tools beyond one process.
+
+    ``STORE_BACKEND`` names a subclass, built once per registry. Without
+    one, schemas live in the process's tools and every listing probes the
+    caller's permissions. A store is advice: whatever it cannot reach, the
+    process builds or probes itself, and an unreachable backend never
+    raises from here.
+    """
+
+    def __init__(self, registry: ToolRegistry) -> None:
+        self.registry = registry
+
+    def share_schemas(self) -> None:
+        """Adopt schemas built elsewhere (``Tool.adopt``); keep those built here."""
+
+    def visible(
+        self, context: CallContext, probe: Callable[[], frozenset[str]]
+    ) -> frozenset[str]:
+        """The names of the tools the caller may see: kept ones, or ``probe()``'s."""
+        return probe()
 
 
 class Registry(Protocol):
-    """What visibility needs of the registry: its tools and their digest."""
+    """What visibility needs of the registry: its tools and its store."""
 
     @property
-    def fingerprint(self) -> str: ...
+    def store(self) -> BaseStore | None: ...
 
     def __iter__(self) -> Iterator[Tool]: ...
 
 
 class Visibility:
-    """Whether one caller may use a tool: its permission classes, probed.
-
-    With a shared cache, the caller's whole visible set is probed once and
-    kept for ``CACHE_TTL_MS`` or until permissions change (ADR 0006).
-    """
+    """Whether one caller may use a tool: its grant, its permission classes."""
 
     def __init__(self, registry: Registry, context: CallContext | None) -> None:
-        # An OAuth token's scopes narrow the list whatever the setting says.
-        self._scopes = oauth.granted(context.auth) if context is not None else None
+        # A credential's grant narrows the list whatever the setting says.
+        self._grant = grant_of(context)
         self._probing = mcp_settings.FILTER_TOOLS_BY_PERMISSION
-        self.everything = context is None or (
-            not self._probing and self._scopes is None
-        )
+        self.everything = context is None or (not self._probing and self._grant is None)
         self._probe = Probe(context) if context is not None else None
         self._registry = registry
         self._names: frozenset[str] | None = None
-        self._cached = (
-            self._probing
-            and not self.everything
-            and mcp_settings.CACHE_TTL_MS > 0
-            and cache.backend() is not None
-        )
+        self._store = registry.store if self._probing and not self.everything else None
 
     def __call__(self, tool: Tool) -> bool:
-        if self.everything or self._probe is None:
+        probe = self._probe
+        if self.everything or probe is None:
             return True
-        method = tool.endpoint.method
-        if self._scopes is not None and not oauth.permits(
-            self._scopes, tool.name, tool.kind, method
-        ):
+        if self._grant is not None and not self._grant.allows_tool(tool):
             return False
         if not self._probing:
             return True
-        if not self._cached:
-            return self._probe.allows(tool)
+        if self._store is None:
+            return probe.allows(tool)
         if self._names is None:
-            self._names = self._load(self._probe)
+            self._names = self._store.visible(
+                probe.context,
+                lambda: frozenset(t.name for t in self._registry if probe.allows(t)),
+            )
         return tool.name in self._names
-
-    def _load(self, probe: Probe) -> frozenset[str]:
-        key = cache.visible_key(self._registry.fingerprint, probe.context)
-        names = cache.load(key)
-        if not isinstance(names, frozenset):
-            names = frozenset(t.name for t in self._registry if probe.allows(t))
-            cache.store(key, names, mcp_settings.CACHE_TTL_MS / 1000)
-        return names

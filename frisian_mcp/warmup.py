@@ -27,8 +27,8 @@ def warm_up() -> None:
 
     What the first ``initialize`` and ``tools/list`` of a process would
     otherwise do: import the project's URLconf (and with it the endpoint's
-    call path), discover the endpoints, and build (or, with a shared
-    ``CACHE``, adopt from the fleet) the schemas of the first
+    call path), discover the endpoints, and build (or, with a store,
+    ``STORE_BACKEND``, adopt from the fleet) the schemas of the first
     ``tools/list`` page. Opens no database connection: nothing here runs a
     query, so it is safe before gunicorn forks (``--preload``). A project
     whose endpoints cannot be discovered is logged and left to the first

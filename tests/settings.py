@@ -30,6 +30,10 @@ INSTALLED_APPS = [
     # tests/hosts/standardized: installed as its documentation asks.
     "drf_standardized_errors",
     "frisian_mcp",
+    # The extras are installed (their checks and receivers run); the fleet
+    # store is used where a test names it in STORE_BACKEND.
+    "frisian_mcp.contrib.oauth",
+    "frisian_mcp.contrib.fleet",
     "demo_project",
     "demo_project.contacts",
     "demo_project.dcim",

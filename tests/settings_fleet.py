@@ -1,7 +1,7 @@
 """Settings of the fleet benchmark: the scale app behind a shared Redis cache.
 
-``bench/bench_fleet.py`` serves these with two gunicorn instances that share
-one Redis database, under a key prefix of the run's own
+``bench/bench_fleet.py`` serves these with two gunicorn instances whose fleet
+stores share one Redis database, under a key prefix of the run's own
 (``FRISIAN_FLEET_PREFIX``).
 """
 
@@ -11,7 +11,11 @@ import os
 
 from tests.settings_scale import *  # noqa: F403
 
-FRISIAN_MCP = {**FRISIAN_MCP, "TOOL_LAYOUT": "flat"}  # noqa: F405
+FRISIAN_MCP = {
+    **FRISIAN_MCP,  # noqa: F405
+    "TOOL_LAYOUT": "flat",
+    "STORE_BACKEND": "frisian_mcp.contrib.fleet.store.FleetStore",
+}
 CACHES = {
     "default": {
         "BACKEND": "django.core.cache.backends.redis.RedisCache",

@@ -27,9 +27,11 @@ from frisian_mcp.testing import MCPTestClient
 
 pytestmark = pytest.mark.django_db
 
+FLEET = "frisian_mcp.contrib.fleet.store.FleetStore"
 AUTH = {
     "REQUIRE_AUTHENTICATION": True,
     "AUTHENTICATION_CLASSES": ["rest_framework.authentication.TokenAuthentication"],
+    "STORE_BACKEND": FLEET,
 }
 #: The demo's own rule: model permissions decide.
 MODEL_PERMISSIONS = {
@@ -85,17 +87,24 @@ def test_a_second_listing_probes_nothing(
     assert DELETE_SITE not in first
 
 
-@override_settings(
-    FRISIAN_MCP={**AUTH, "CACHE": None}, REST_FRAMEWORK=MODEL_PERMISSIONS
+@pytest.mark.parametrize(
+    "options",
+    [
+        pytest.param({"CACHE": None}, id="no-cache-alias"),
+        pytest.param({"STORE_BACKEND": None}, id="the-core-default"),
+    ],
 )
-def test_without_a_cache_every_listing_probes(
-    demo_data: None, counted: dict[str, int]
+def test_without_a_store_every_listing_probes(
+    options: dict[str, Any], demo_data: None, counted: dict[str, int]
 ) -> None:
-    mcp = demo_client()
-    names(mcp)
-    probes = counted["requests"]
-    names(mcp)
-    assert counted["requests"] - probes > 1
+    with override_settings(
+        FRISIAN_MCP={**AUTH, **options}, REST_FRAMEWORK=MODEL_PERMISSIONS
+    ):
+        mcp = demo_client()
+        names(mcp)
+        probes = counted["requests"]
+        names(mcp)
+        assert counted["requests"] - probes > 1
 
 
 @override_settings(
@@ -145,6 +154,10 @@ def test_two_callers_never_share_a_listing(demo_data: None) -> None:
     assert DELETE_SITE not in names(demo_client())
 
 
+SHARED = {"REQUIRE_AUTHENTICATION": False, "STORE_BACKEND": FLEET}
+
+
+@override_settings(FRISIAN_MCP=SHARED)
 def test_a_new_worker_takes_the_built_schemas(counted: dict[str, int]) -> None:
     mcp = MCPTestClient()
     mcp.initialize()
@@ -157,13 +170,12 @@ def test_a_new_worker_takes_the_built_schemas(counted: dict[str, int]) -> None:
     assert counted["builds"] == len(listed)
 
 
+@override_settings(FRISIAN_MCP=SHARED)
 def test_a_changed_setting_builds_again(counted: dict[str, int]) -> None:
     mcp = MCPTestClient()
     mcp.initialize()
     built = len(mcp.list_tools())
-    with override_settings(
-        FRISIAN_MCP={"REQUIRE_AUTHENTICATION": False, "PAGE_SIZE": 20}
-    ):
+    with override_settings(FRISIAN_MCP={**SHARED, "PAGE_SIZE": 20}):
         mcp.list_tools()
     assert counted["builds"] == 2 * built
 

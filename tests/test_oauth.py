@@ -23,9 +23,9 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
 from demo_project.contacts.models import Contact
-from frisian_mcp import oauth
+from frisian_mcp.contrib.oauth.authentication import get_config
+from frisian_mcp.contrib.oauth.checks import check_oauth
 from frisian_mcp.exceptions import ConfigurationError
-from frisian_mcp.oauth_checks import check_oauth
 from frisian_mcp.testing import MCPError, MCPTestClient
 
 pytestmark = pytest.mark.django_db
@@ -35,7 +35,7 @@ ISSUER = "https://auth.example.com"
 METADATA = "https://testserver/.well-known/oauth-protected-resource/mcp"
 AUTH = [
     "rest_framework.authentication.TokenAuthentication",
-    "frisian_mcp.oauth.BearerTokenAuthentication",
+    "frisian_mcp.contrib.oauth.authentication.BearerTokenAuthentication",
 ]
 
 
@@ -320,7 +320,7 @@ def dot_token(user: User, resource: list[str], scope: str = "mcp:read") -> Any:
 
 @pytest.fixture
 def dot_settings() -> Iterator[None]:
-    options = {"TOKEN_VALIDATOR": "frisian_mcp.tokens.DOTTokenValidator"}
+    options = {"TOKEN_VALIDATOR": "frisian_mcp.contrib.oauth.tokens.DOTTokenValidator"}
     with override_settings(FRISIAN_MCP=oauth_settings(**options)):
         yield
 
@@ -384,7 +384,7 @@ def test_checks_warn_about_http_missing_servers_and_missing_authenticator() -> N
         {"SCOPES": {"mcp:read": "list"}},
         {"AUTHORIZATION_SERVERS": "https://auth.example.com"},
         {"TOKEN_VALIDATOR": "nowhere.Validator"},
-        {"TOKEN_VALIDATOR": "frisian_mcp.oauth.Grant"},
+        {"TOKEN_VALIDATOR": "frisian_mcp.contrib.oauth.tokens.Grant"},
         {"VALIDATOR_OPTIONS": []},
         {"UNKNOWN": 1},
     ],
@@ -397,7 +397,7 @@ def test_malformed_oauth_setting_is_e009(bad: dict[str, Any]) -> None:
 def test_jwt_validator_needs_keys() -> None:
     config = oauth_settings(VALIDATOR_OPTIONS={})
     with override_settings(FRISIAN_MCP=config):
-        current = oauth.get_config()
+        current = get_config()
         assert current is not None
         with pytest.raises(ConfigurationError, match="JWKS_URL"):
             current.validator  # noqa: B018

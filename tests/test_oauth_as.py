@@ -71,7 +71,7 @@ def as_settings() -> dict[str, Any]:
         "FRISIAN_MCP": {
             "REQUIRE_AUTHENTICATION": True,
             "AUTHENTICATION_CLASSES": [
-                "frisian_mcp.oauth.BearerTokenAuthentication",
+                "frisian_mcp.contrib.oauth.authentication.BearerTokenAuthentication",
                 "rest_framework.authentication.TokenAuthentication",
             ],
             "OAUTH": oauth,
@@ -254,7 +254,9 @@ def test_demo_settings_point_the_resource_at_the_demo_server() -> None:
     oauth: Any = demo.FRISIAN_MCP["OAUTH"]
     assert oauth["RESOURCE"] == f"{demo.PUBLIC_URL}/mcp"
     assert oauth["AUTHORIZATION_SERVERS"] == [demo.OAUTH2_PROVIDER["OIDC_ISS_ENDPOINT"]]
-    assert oauth["TOKEN_VALIDATOR"] == "frisian_mcp.tokens.DOTTokenValidator"
+    assert (
+        oauth["TOKEN_VALIDATOR"] == "frisian_mcp.contrib.oauth.tokens.DOTTokenValidator"
+    )
 
 
 def test_seed_registers_the_public_client_once() -> None:

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import ast
+import os
 import re
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -72,3 +75,103 @@ def test_modules_and_functions_stay_small() -> None:
                 if length > FUNCTION_LINES:
                     too_long.append(f"{name}:{node.lineno} {node.name}: {length}")
     assert too_long == []
+
+
+# -- the core and its extras (issue 21 item 1, ADR 0021) ------------------------
+
+CORE = ROOT / "frisian_mcp"
+CONTRIB = CORE / "contrib"
+#: Lines (Python) one extra may hold.
+FEATURE_LINES = 700
+
+
+def _imported(tree: ast.AST) -> list[str]:
+    """Every module an import statement of ``tree`` names (absolute)."""
+    found: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.extend(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.append(node.module)
+            found.extend(f"{node.module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def test_the_core_imports_nothing_from_contrib() -> None:
+    offenders = []
+    for path in sorted(CORE.rglob("*.py")):
+        if CONTRIB in path.parents:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for name in _imported(tree):
+            if name == "frisian_mcp.contrib" or name.startswith("frisian_mcp.contrib."):
+                offenders.append(f"{path.relative_to(ROOT)}: {name}")
+        # Nor by a dotted path in a string (a default, an import_string).
+        strings = (
+            node.value
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)
+        )
+        offenders.extend(
+            f"{path.relative_to(ROOT)}: {value!r}"
+            for value in strings
+            if "frisian_mcp.contrib." in value and "\n" not in value
+        )
+    assert offenders == []
+
+
+def _contrib_loaded(code: str, settings: str) -> list[str]:
+    """The extras' modules ``code`` loads in a fresh process, Django set up."""
+    # The extras' apps load their own modules at set-up: forget them, so
+    # that whatever ``code`` imports of them is imported again, and seen.
+    script = (
+        "import django, sys; django.setup()\n"
+        "for name in [m for m in sys.modules if m.startswith('frisian_mcp.')]:\n"
+        "    del sys.modules[name]\n"
+        f"{code}\n"
+        "print(' '.join(sorted(m for m in sys.modules"
+        " if m.startswith('frisian_mcp.contrib'))))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "DJANGO_SETTINGS_MODULE": settings},
+        check=True,
+    )
+    return done.stdout.split()
+
+
+@pytest.mark.subprocess
+def test_importing_the_endpoint_loads_no_extra() -> None:
+    """``import frisian_mcp.views``, the whole call path, loads no extra."""
+    assert _contrib_loaded("import frisian_mcp.views", "tests.settings") == []
+
+
+@pytest.mark.subprocess
+def test_a_project_without_extras_serves_without_loading_one() -> None:
+    """With no extra installed, a listing and a call load none of them."""
+    code = (
+        "from django.core.management import call_command\n"
+        "call_command('migrate', run_syncdb=True, verbosity=0)\n"
+        "from frisian_mcp.testing import MCPTestClient\n"
+        "mcp = MCPTestClient(); mcp.initialize()\n"
+        "assert mcp.list_tools()\n"
+        "found = mcp.call_tool('testapp__stats__get', {})['structuredContent']\n"
+        "assert found == {'books': 0, 'publishers': 0}, found"
+    )
+    assert _contrib_loaded(code, "tests.settings_core") == []
+
+
+def test_each_extra_stays_within_its_budget() -> None:
+    sizes = {
+        feature.name: sum(
+            len(path.read_text(encoding="utf-8").splitlines())
+            for path in feature.rglob("*.py")
+        )
+        for feature in CONTRIB.iterdir()
+        if feature.is_dir() and feature.name != "__pycache__"
+    }
+    assert {"oauth", "fleet"} <= set(sizes)
+    assert {name: n for name, n in sizes.items() if n > FEATURE_LINES} == {}

@@ -15,7 +15,7 @@ from rest_framework.response import Response
 from rest_framework.routers import DefaultRouter
 
 from demo_project.contacts.views import ContactViewSet
-from frisian_mcp.oauth import BearerTokenAuthentication
+from frisian_mcp.contrib.oauth.authentication import BearerTokenAuthentication
 
 
 class AccountSerializer(serializers.ModelSerializer[User]):
@@ -45,7 +45,7 @@ router.register("contacts", ContactViewSet)
 router.register("accounts", AccountViewSet)
 
 urlpatterns: list[URLPattern | URLResolver] = [
-    path("", include("frisian_mcp.urls_wellknown")),
+    path("", include("frisian_mcp.contrib.oauth.urls")),
     path("api/", include(router.urls)),
     path("mcp", include("frisian_mcp.urls")),
 ]

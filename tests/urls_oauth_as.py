@@ -18,7 +18,7 @@ from rest_framework.routers import DefaultRouter
 
 from demo_project.authserver import urls as authserver
 from demo_project.contacts.views import ContactViewSet
-from frisian_mcp.oauth import BearerTokenAuthentication
+from frisian_mcp.contrib.oauth.authentication import BearerTokenAuthentication
 
 AUTHENTICATION = (BearerTokenAuthentication, TokenAuthentication)
 
@@ -55,7 +55,7 @@ router.register("contacts", OAuthContactViewSet)
 router.register("accounts", AccountViewSet)
 
 urlpatterns: list[URLPattern | URLResolver] = [
-    path("", include("frisian_mcp.urls_wellknown")),
+    path("", include("frisian_mcp.contrib.oauth.urls")),
     path("", include(authserver.metadata)),
     path("oauth/", include((authserver.endpoints, "oauth2_provider"))),
     path("api/", include(router.urls)),

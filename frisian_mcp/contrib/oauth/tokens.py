@@ -4,7 +4,8 @@ A validator turns the token of an ``Authorization: Bearer`` header into a
 :class:`Grant` only if it was issued for this endpoint (RFC 8707 audience,
 MCP basic/authorization "Token Handling"); nothing is passed on. Two ship:
 django-oauth-toolkit's access tokens and signed JWTs (PyJWT, optional),
-both imported only when configured.
+both imported only when configured. A :class:`Grant` is the core's
+``ToolGrant``: its scopes decide which tools the token reaches.
 """
 
 from __future__ import annotations
@@ -16,10 +17,12 @@ from typing import TYPE_CHECKING, Any
 
 from django.contrib.auth import get_user_model
 
-from frisian_mcp.exceptions import ConfigurationError
+from frisian_mcp.exceptions import ConfigurationError, Forbidden
+from frisian_mcp.types import ErrorCode
 
 if TYPE_CHECKING:
-    from frisian_mcp.oauth import OAuthConfig
+    from frisian_mcp.contrib.oauth.authentication import OAuthConfig
+    from frisian_mcp.tools import Tool
 
 __all__ = [
     "BaseTokenValidator",
@@ -41,12 +44,45 @@ class Grant:
     Only the scopes take part in ``repr`` and equality, so callers holding
     the same scopes share cached tool lists; ``token`` is the validator's
     own record (a django-oauth-toolkit ``AccessToken``, or JWT claims).
+    ``config`` is set by the authentication class that accepted the token.
     """
 
     scopes: tuple[str, ...]
     user: Any = field(default=None, repr=False, compare=False)
     client_id: str | None = field(default=None, repr=False, compare=False)
     token: Any = field(default=None, repr=False, compare=False)
+    config: OAuthConfig | None = field(default=None, repr=False, compare=False)
+
+    def allows_tool(self, tool: Tool) -> bool:
+        """Whether a scope of the token unlocks ``tool``; none names it: no."""
+        config = self.config
+        return config is None or bool(set(config.scopes_for(tool)) & set(self.scopes))
+
+    def check_tool(self, tool: Tool) -> None:
+        """Refuse a call the scopes do not unlock: 403 ``insufficient_scope``.
+
+        The ``scope`` to ask for keeps the scopes already granted and adds
+        the first one that unlocks the tool (MCP 2025-11-25 "Scope
+        Challenge Handling", recommended approach).
+        """
+        config = self.config
+        if config is None or self.allows_tool(tool):
+            return
+        needed = config.scopes_for(tool)[:1]
+        ask = [s for s in config.scopes if s in self.scopes or s in needed]
+        scope = " ".join(ask if needed else config.scopes)
+        raise Forbidden(
+            "Forbidden: the access token lacks the scope this tool needs. "
+            f"Authorize again with scope: {scope}.",
+            data={"code": ErrorCode.INSUFFICIENT_SCOPE.value, "scope": scope},
+            challenge=config.challenge(
+                {
+                    "error": "insufficient_scope",
+                    "scope": scope,
+                    "resource_metadata": config.metadata_url,
+                }
+            ),
+        )
 
 
 class BaseTokenValidator:

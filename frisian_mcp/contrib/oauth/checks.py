@@ -1,6 +1,7 @@
 """System checks of the OAuth resource server's settings (``OAUTH``).
 
 Ids ``frisian_mcp.E009`` and ``W004``-``W006``; docs/checks.md lists them.
+Registered when ``frisian_mcp.contrib.oauth`` is an installed app.
 """
 
 from __future__ import annotations
@@ -10,9 +11,14 @@ from typing import Any
 
 from django.conf import settings
 from django.core import checks
+from rest_framework.settings import api_settings
 
 from frisian_mcp.checks import check_settings
 from frisian_mcp.conf import SETTINGS_NAME, mcp_settings
+from frisian_mcp.contrib.oauth.authentication import (
+    BearerTokenAuthentication,
+    get_config,
+)
 from frisian_mcp.exceptions import ConfigurationError
 
 __all__ = ["check_oauth"]
@@ -23,12 +29,10 @@ def check_oauth(
     app_configs: Iterable[Any] | None = None, **kwargs: Any
 ) -> list[checks.CheckMessage]:
     """Check ``OAUTH``: its shape, HTTPS, issuers and where tokens are read."""
-    from frisian_mcp import oauth
-
     if check_settings():
         return []
     try:
-        config = oauth.get_config()
+        config = get_config()
     except ConfigurationError as exc:
         hint = "See docs/authorization.md for the keys of OAUTH."
         return [checks.Error(str(exc), hint=hint, id="frisian_mcp.E009")]
@@ -53,20 +57,19 @@ def check_oauth(
                 id="frisian_mcp.W005",
             )
         )
-    from rest_framework.settings import api_settings
-
     classes: Sequence[Any] = (
         mcp_settings.AUTHENTICATION_CLASSES
         or api_settings.DEFAULT_AUTHENTICATION_CLASSES
     )
     if not any(
-        isinstance(c, type) and issubclass(c, oauth.BearerTokenAuthentication)
+        isinstance(c, type) and issubclass(c, BearerTokenAuthentication)
         for c in classes
     ):
         messages.append(
             checks.Warning(
                 "OAUTH is set but no authentication class reads bearer tokens.",
-                hint='Add "frisian_mcp.oauth.BearerTokenAuthentication" to '
+                hint="Add frisian_mcp.contrib.oauth.authentication."
+                "BearerTokenAuthentication to "
                 'REST_FRAMEWORK["DEFAULT_AUTHENTICATION_CLASSES"] (docs/authorization.md).',
                 id="frisian_mcp.W006",
             )

@@ -1,0 +1,188 @@
+"""The fleet store: built schemas and each caller's visible tools, shared.
+
+Both live in the Django cache named by ``CACHE`` (every worker sharing it
+shares them), under keys holding a :func:`fingerprint` of the installed code,
+the settings and the URLconf. Enabled by ``STORE_BACKEND`` naming
+:class:`FleetStore`, with ``frisian_mcp.contrib.fleet`` installed (its
+receivers make cached tool lists stale when permissions change).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import importlib.metadata
+import json
+import sys
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
+from django.apps import apps
+from django.conf import settings
+
+import frisian_mcp
+from frisian_mcp.conf import mcp_settings
+from frisian_mcp.contrib.fleet import cache
+from frisian_mcp.exceptions import ConfigurationError
+from frisian_mcp.types import CallContext
+from frisian_mcp.visibility import BaseStore
+
+if TYPE_CHECKING:
+    from frisian_mcp.registry import ToolRegistry
+
+__all__ = ["FleetStore", "enabled", "fingerprint", "visible_key"]
+
+_SETTINGS = ("FRISIAN_MCP", "REST_FRAMEWORK", "SPECTACULAR_SETTINGS", "ROOT_URLCONF")
+_LIBRARIES = ("django", "djangorestframework", "drf-spectacular", "django-filter")
+APP = "frisian_mcp.contrib.fleet"
+
+
+def enabled() -> bool:
+    """Whether ``STORE_BACKEND`` names the fleet store (and ``CACHE`` an alias)."""
+    backend = mcp_settings.STORE_BACKEND
+    return (
+        isinstance(backend, type)
+        and issubclass(backend, FleetStore)
+        and cache.backend() is not None
+    )
+
+
+class FleetStore(BaseStore):
+    """Keeps schemas and visible sets in the ``CACHE`` alias, for every worker."""
+
+    def __init__(self, registry: ToolRegistry) -> None:
+        if not apps.is_installed(APP):
+            raise ConfigurationError(
+                f"FRISIAN_MCP['STORE_BACKEND'] names the fleet store: add {APP!r} "
+                "to INSTALLED_APPS, whose receivers make cached tool lists "
+                "stale when permissions change (docs/fleet.md)."
+            )
+        super().__init__(registry)
+        self._loaded, self._stored = False, 0
+
+    @functools.cached_property
+    def fingerprint(self) -> str:
+        """What the registry's schemas depend on, as a digest."""
+        return fingerprint(
+            (t.name, t.endpoint.path, t.endpoint.view_class) for t in self.registry
+        )
+
+    def share_schemas(self) -> None:
+        """Take built schemas from the shared cache, and put new ones there.
+
+        A worker whose fleet already built a schema skips building it; a
+        worker that built more than it found stores what it has.
+        """
+        if cache.backend() is None:
+            return
+        registry = self.registry
+        key = f"frisian_mcp:schemas:{self.fingerprint}"
+        if not self._loaded:
+            self._loaded = True
+            found = cache.load(key)
+            if isinstance(found, tuple) and len(found) == 2:
+                schemas, problems = found
+                for tool in registry:
+                    if not tool.built and tool.name in schemas:
+                        tool.adopt(schemas[tool.name])
+                registry.builder.problems.extend(problems)
+                self._stored = len(schemas)
+        built = {t.name: t for t in registry if t.built}
+        if len(built) > self._stored:
+            # A copy without the schema's cached, derived attributes.
+            schemas = {
+                name: None if t.schema is None else dataclasses.replace(t.schema)
+                for name, t in built.items()
+            }
+            if cache.store(key, (schemas, registry.problems), None):
+                self._stored = len(schemas)
+
+    def visible(
+        self, context: CallContext, probe: Callable[[], frozenset[str]]
+    ) -> frozenset[str]:
+        """The caller's visible set from the cache, or probed and stored."""
+        ttl = mcp_settings.CACHE_TTL_MS
+        if ttl <= 0 or cache.backend() is None:
+            return probe()
+        key = visible_key(self.fingerprint, context)
+        found = cache.load(key)
+        if isinstance(found, frozenset):
+            return found
+        names = probe()
+        cache.store(key, names, ttl / 1000)
+        return names
+
+
+def visible_key(fingerprint: str, context: CallContext) -> str:
+    """The key of one caller's visible tool names.
+
+    A caller is its user, the authenticator that recognised it and the
+    credential (hashed): two tokens of one user may be allowed differently.
+    """
+    auth = context.auth
+    credential = getattr(auth, "pk", None)
+    if credential is None and auth is not None:
+        credential = repr(auth)
+    authenticator = type(context.authenticator).__qualname__
+    raw = f"{context.caller}|{authenticator}|{type(auth).__qualname__}:{credential}"
+    caller = hashlib.sha256(raw.encode()).hexdigest()[:32]
+    return f"frisian_mcp:visible:{fingerprint}:{caller}"
+
+
+def fingerprint(views: Iterable[tuple[str, str, type[Any]]]) -> str:
+    """A digest of what tool schemas depend on, equal across workers.
+
+    ``views`` are (tool name, path, view class). The digest covers library
+    versions, the settings and the source of every module in each view's
+    and serializer's class hierarchy, so a deploy changes it.
+    """
+    digest = hashlib.sha256()
+    for library in _LIBRARIES:
+        digest.update(f"{library}={_version(library)};".encode())
+    digest.update(frisian_mcp.__version__.encode())
+    named = {key: getattr(settings, key, None) for key in _SETTINGS}
+    try:
+        digest.update(json.dumps(named, sort_keys=True, default=_stable).encode())
+    except (TypeError, ValueError):  # keys of mixed types, cycles
+        digest.update(repr(named).encode())  # per process: correct, unshared
+    files: set[str] = set()
+    for name, path, view in sorted(views, key=lambda entry: entry[:2]):
+        digest.update(f"{name} {path} {view.__module__}.{view.__qualname__};".encode())
+        classes = list(view.__mro__)
+        serializer = getattr(view, "serializer_class", None)
+        if isinstance(serializer, type):
+            classes.extend(serializer.__mro__)
+        files.update(_source(cls.__module__) for cls in classes)
+    for path in sorted(files - {""}):
+        digest.update(_file_digest(path))
+    return digest.hexdigest()[:32]
+
+
+def _stable(value: Any) -> str:
+    """A JSON stand-in for a setting value, the same in every process."""
+    name = getattr(value, "__qualname__", None)
+    if name is not None:
+        return f"{getattr(value, '__module__', '')}.{name}"
+    return type(value).__qualname__
+
+
+def _source(module: str) -> str:
+    return getattr(sys.modules.get(module), "__file__", None) or ""
+
+
+@functools.cache
+def _file_digest(path: str) -> bytes:
+    try:
+        with open(path, "rb") as source:
+            return hashlib.sha256(source.read()).digest()
+    except OSError:
+        return path.encode()
+
+
+@functools.cache
+def _version(library: str) -> str:
+    try:
+        return importlib.metadata.version(library)
+    except importlib.metadata.PackageNotFoundError:
+        return "-"
