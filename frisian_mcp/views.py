@@ -219,6 +219,10 @@ def _authenticate(request: HttpRequest) -> tuple[HttpResponse | None, CallContex
     # keep the middleware's (lazy, session-based) user for views that do not
     # accept the endpoint's authenticator (see invocation.requests).
     session_user = getattr(request, "user", None)
+    # DRF's CSRF check reads request.POST. The body is read already, so
+    # Django's own (empty: the body is JSON) must exist for DRF to take it
+    # instead of re-reading the spent stream (RawPostDataException).
+    request.POST  # noqa: B018
     drf_request = Request(request, authenticators=authenticators)
     try:
         user, auth = drf_request.user, drf_request.auth
