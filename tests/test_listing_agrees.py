@@ -106,6 +106,12 @@ def _seed_publishers() -> None:
         Publisher.objects.create(pk=pk, name=name, country=country, code=name[:2])
 
 
+def _seed_notebook() -> None:
+    from tests.hosts.notebook.models import Note, Notebook
+
+    Note.objects.create(notebook=Notebook.objects.create(name="Ideas"), title="t")
+
+
 _TESTAPP = _model_perms("testapp.add_publisher", "testapp.change_publisher")
 _TESTAPP_ROWS = _object_perms("testapp.publisher", "change_publisher")
 
@@ -181,6 +187,13 @@ HOSTS = (
         _TESTAPP_ROWS,
     ),
     Host("errors", "tests.urls_errors", _seed_publishers, _TESTAPP, _TESTAPP_ROWS),
+    Host(
+        "notebook",
+        "tests.hosts.notebook.urls",
+        _seed_notebook,
+        _model_perms("notebook.add_note", "notebook.change_notebook"),
+        _object_perms("notebook.note", "change_note", "delete_note"),
+    ),
 )
 
 USERS = (

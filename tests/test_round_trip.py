@@ -46,6 +46,7 @@ URLCONFS = [
     "tests.hosts.docsearch.urls",
     "tests.hosts.translations.urls",
     "tests.hosts.ipam.urls",
+    "tests.hosts.notebook.urls",
 ]
 
 

@@ -1,0 +1,1 @@
+"""Optional features, each behind a documented hook; the core imports none."""
