@@ -47,6 +47,8 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "frisian_mcp",
+    # The tool explorer: a browser opening /mcp gets the caller's tools.
+    "frisian_mcp.contrib.explorer",
     "oauth2_provider",
     "demo_project",
     "demo_project.contacts",
@@ -148,6 +150,9 @@ FRISIAN_MCP = {
     "SERVER_TITLE": "frisian_mcp demo (contacts and DCIM)",
     # Browser-based clients such as the MCP Inspector send an Origin header.
     "ALLOWED_ORIGINS": ["http://localhost:6274", "http://127.0.0.1:6274"],
+    # A browser opening /mcp gets the tool explorer (docs/explorer.md); its
+    # login is the authorization server's (LOGIN_URL, below).
+    "BROWSER_VIEW_CLASS": "frisian_mcp.contrib.explorer.views.ExplorerView",
     # The endpoint as an OAuth resource server (docs/authorization.md); its tokens
     # come from the authorization server below.
     "OAUTH": {
