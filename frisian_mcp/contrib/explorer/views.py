@@ -54,8 +54,8 @@ class ExplorerView(View):
 
     def get(self, request: HttpRequest) -> HttpResponseBase:
         """The page for a logged-in person; the login page for anyone else."""
-        user = getattr(request, "user", None)
-        if not (getattr(user, "is_authenticated", False) and user.is_active):  # type: ignore[union-attr]
+        user: Any = getattr(request, "user", None)
+        if not (getattr(user, "is_authenticated", False) and user.is_active):
             return secured(self._to_login(request))
         authenticator = session_authenticator()
         context = CallContext(
@@ -85,7 +85,7 @@ class ExplorerView(View):
             "total": len(found),
             "query": query,
             "server": mcp_settings.SERVER_TITLE or mcp_settings.SERVER_NAME,
-            "username": user.get_username(),  # type: ignore[union-attr]
+            "username": user.get_username(),
             "endpoint": request.path,
             "csrf_header": _csrf_header(),
             "sessions_refused": authenticator is None,
