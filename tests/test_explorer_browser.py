@@ -321,3 +321,19 @@ def test_a_cross_site_post_is_refused(
     assert response is not None
     assert response.status == 403
     assert contacts(demo, "forged@example.org") == []
+
+
+def test_the_list_works_without_javascript(demo: str, browser: Browser) -> None:
+    context = browser.new_context(viewport=WIDE, java_script_enabled=False)
+    page = log_in(context, demo, "demo")
+    page.fill("#q", "sites")
+    page.click("form.search button[type=submit]")
+    assert page.url == f"{demo}/mcp?q=sites"
+    assert "contacts__create" not in page.locator("#tools").inner_text()
+    page.locator("details#dcim__sites__create > summary").click()
+    page.click("details#dcim__sites__create a.open")
+    assert page.url == f"{demo}/mcp?tool=dcim__sites__create#dcim__sites__create"
+    expect(page.locator("#dcim__sites__create--name")).to_be_visible()
+    expect(page.locator("details#dcim__sites__create noscript")).to_have_count(1)
+    screenshot(page, "10-no-javascript", full=True)
+    context.close()

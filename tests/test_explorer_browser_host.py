@@ -23,7 +23,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.live]
 
 
 @pytest.fixture
-def notebook_host(settings: Settings, transactional_db: None) -> None:
+def notebook_host(settings: Settings, transactional_db: None) -> int:
+    """The notebook host's settings, a writer, and one notebook's id."""
     settings.ROOT_URLCONF = "tests.hosts.notebook.urls"
     settings.FRISIAN_MCP = {
         "REQUIRE_AUTHENTICATION": True,
@@ -33,11 +34,11 @@ def notebook_host(settings: Settings, transactional_db: None) -> None:
     user.user_permissions.set(
         Permission.objects.filter(codename__in=["add_note", "add_notebook"])
     )
-    Notebook.objects.create(name="Ideas")
+    return Notebook.objects.create(name="Ideas").pk
 
 
 def test_host_markup_is_shown_as_text_and_never_runs(
-    live_server: LiveServer, notebook_host: None
+    live_server: LiveServer, notebook_host: int
 ) -> None:
     with chromium() as browser:
         page = browser.new_page(viewport={"width": 1280, "height": 900})
@@ -64,7 +65,7 @@ def test_host_markup_is_shown_as_text_and_never_runs(
         )
         assert detail.locator("script, img, b").count() == 0
         assert page.locator("li.tool script, li.tool img, li.tool b").count() == 0
-        detail.locator("#notes__create--notebook").fill("1")
+        detail.locator("#notes__create--notebook").fill(str(notebook_host))
         detail.locator("#notes__create--title").fill(
             "<img src=x onerror=\"window.__pwned='result'\">"
         )
