@@ -8,6 +8,7 @@ states go to tests/artifacts/explorer/ (tests/browser.py).
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -16,7 +17,14 @@ from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize, expect
+from playwright.sync_api import (
+    Browser,
+    BrowserContext,
+    Page,
+    Route,
+    ViewportSize,
+    expect,
+)
 
 from demo_project.management.commands.seed_demo import STAFF_TOKEN
 from tests.browser import chromium, screenshot, watch
@@ -337,3 +345,56 @@ def test_the_list_works_without_javascript(demo: str, browser: Browser) -> None:
     expect(page.locator("details#dcim__sites__create noscript")).to_have_count(1)
     screenshot(page, "10-no-javascript", full=True)
     context.close()
+
+
+def test_a_servers_confirmation_is_asked_and_sent_back(
+    demo: str, context: BrowserContext
+) -> None:
+    """Issue 22's flow: a reply with code confirmation_required and a token
+    under confirm; the same call repeated with "confirm" runs. The endpoint's
+    replies are stood in for here (that flow is another branch's); what is
+    tested is the page: it asks, and repeats the call with the token."""
+    sent: list[dict[str, Any]] = []
+
+    def reply(route: Route) -> None:
+        if route.request.method != "POST":
+            route.continue_()
+            return
+        body = json.loads(route.request.post_data or "{}")
+        sent.append(body["params"]["arguments"])
+        error = {
+            "code": "confirmation_required",
+            "confirm": "token-1",
+            "message": "Delete contact Ada Lovelace? 0 rows depend on it.",
+        }
+        structured = {"error": error} if len(sent) == 1 else {"deleted": True}
+        route.fulfill(
+            json={
+                "jsonrpc": "2.0",
+                "id": body["id"],
+                "result": {
+                    "content": [],
+                    "structuredContent": structured,
+                    "isError": len(sent) == 1,
+                },
+            }
+        )
+
+    page = log_in(context, demo, "demo")
+    detail = open_tool(page, "contacts__destroy")
+    page.route(lambda url: url == f"{demo}/mcp", reply)
+    detail.locator("#contacts__destroy--id").fill(
+        "00000000-0000-0000-0000-000000000001"
+    )
+    detail.locator("button.run").click()
+    detail.locator("button.confirm-yes").click()  # the page's own question
+    expect(detail.locator(".confirm-text")).to_have_text(
+        "Delete contact Ada Lovelace? 0 rows depend on it."
+    )
+    expect(detail.locator(".outcome h3")).to_have_text(
+        "The server asks for a confirmation"
+    )
+    detail.locator("button.confirm-yes").click()  # the server's
+    expect(detail.locator(".outcome h3")).to_have_text("Result")
+    assert [args.get("confirm") for args in sent] == [None, "token-1"]
+    assert sent[1]["id"] == sent[0]["id"]
