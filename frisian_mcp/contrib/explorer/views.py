@@ -1,4 +1,4 @@
-"""The explorer's page: a person's own tools, at the MCP URL (ADR 0021).
+"""The explorer's page: a person's own tools, at the MCP URL (ADR 0024).
 
 :class:`~frisian_mcp.views.MCPView` hands it a GET that prefers text/html
 (``BROWSER_VIEW_CLASS``). A visitor without a session login is sent to the
