@@ -3,7 +3,7 @@
 ``python3 dev.py package`` runs this with the interpreter of a fresh
 virtualenv that holds the built wheel and nothing of the checkout, from a
 temporary directory. It checks the installed distribution (version, license,
-``py.typed``), writes the README's minimal project (``rest_framework`` and
+``py.typed``, the explorer's templates and static files), writes the README's minimal project (``rest_framework`` and
 ``frisian_mcp`` installed, one model and viewset, the endpoint at ``/mcp``)
 into a temporary directory, runs ``manage.py check`` and ``migrate`` there,
 and speaks MCP to it through ``frisian_mcp.testing.MCPTestClient`` in both
@@ -154,6 +154,13 @@ def check_distribution(from_checkout: bool) -> None:
         fail(f"frisian_mcp was imported from {package}, not from an installed wheel")
     if not (package / "py.typed").is_file():
         fail(f"{package} has no py.typed")
+    explorer = package / "contrib" / "explorer"
+    for asset in (
+        "templates/frisian_mcp/explorer/page.html",
+        "static/frisian_mcp/explorer/explorer.js",
+    ):
+        if not (explorer / asset).is_file():
+            fail(f"the explorer's {asset} is not installed")
     installed = importlib.metadata.version(DISTRIBUTION)
     if installed != frisian_mcp.__version__:
         fail(f"{DISTRIBUTION} {installed} != frisian_mcp.__version__")

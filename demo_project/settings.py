@@ -50,6 +50,8 @@ INSTALLED_APPS = [
     # The extras the demo uses: OAuth resource server, fleet store.
     "frisian_mcp.contrib.oauth",
     "frisian_mcp.contrib.fleet",
+    # The tool explorer: a browser opening /mcp gets the caller's tools.
+    "frisian_mcp.contrib.explorer",
     "oauth2_provider",
     "demo_project",
     "demo_project.contacts",
@@ -154,6 +156,9 @@ FRISIAN_MCP = {
     # Each caller's visible tools and the built schemas, kept in the
     # default cache (docs/fleet.md); with Redis there, every worker shares.
     "STORE_BACKEND": "frisian_mcp.contrib.fleet.store.FleetStore",
+    # A browser opening /mcp gets the tool explorer (docs/explorer.md); its
+    # login is the authorization server's (LOGIN_URL, below).
+    "BROWSER_VIEW_CLASS": "frisian_mcp.contrib.explorer.views.ExplorerView",
     # The endpoint as an OAuth resource server (docs/authorization.md); its tokens
     # come from the authorization server below.
     "OAUTH": {

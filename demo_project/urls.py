@@ -8,6 +8,7 @@ authorization server under /oauth/.
 from __future__ import annotations
 
 from django.contrib import admin
+from django.contrib.staticfiles.urls import staticfiles_urlpatterns
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 from rest_framework.routers import DefaultRouter
@@ -32,3 +33,6 @@ urlpatterns = [
     path("api-auth/", include("rest_framework.urls")),
     path("mcp", include("frisian_mcp.urls")),
 ]
+# The explorer's script and styles under any server while DEBUG is on (as
+# runserver serves them); a production site serves collectstatic's output.
+urlpatterns += staticfiles_urlpatterns()

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from django import urls
 from django.conf import settings
 from django.core import checks
+from django.views import View
 from rest_framework.authentication import BaseAuthentication
 
 from frisian_mcp.bodies import declared_errors, guessed_warnings
@@ -133,6 +134,11 @@ def _check_classes() -> list[checks.CheckMessage]:
                 id="frisian_mcp.E006",
             )
         )
+    page: object = mcp_settings.BROWSER_VIEW_CLASS
+    if page is not None and not (isinstance(page, type) and issubclass(page, View)):
+        message = f"{SETTINGS_NAME}['BROWSER_VIEW_CLASS'] must be a Django view class."
+        hint = "Name a subclass of django.views.View (docs/extending.md)."
+        errors.append(checks.Error(message, hint=hint, id="frisian_mcp.E011"))
     return errors
 
 

@@ -17,6 +17,7 @@ from django.utils.module_loading import import_string
 from frisian_mcp.exceptions import ConfigurationError
 
 if TYPE_CHECKING:
+    from django.views import View
     from rest_framework.authentication import BaseAuthentication
 
     from frisian_mcp.discovery import BaseDiscoveryBackend
@@ -100,6 +101,11 @@ DEFAULTS: dict[str, Any] = {
     # REST_FRAMEWORK["DEFAULT_AUTHENTICATION_CLASSES"].
     # Example: ["rest_framework.authentication.TokenAuthentication"].
     "AUTHENTICATION_CLASSES": None,
+    # The page a browser gets at the endpoint (a GET whose Accept prefers
+    # text/html): dotted path to a django.views.View subclass; None: such a
+    # GET gets 405 as any other. Example (docs/explorer.md):
+    # "frisian_mcp.contrib.explorer.views.ExplorerView".
+    "BROWSER_VIEW_CLASS": None,
     # Largest accepted request body in bytes; larger bodies get HTTP 413.
     # The default fits a bulk create of 10,000 small rows. Example: 4_194_304.
     "MAX_REQUEST_BYTES": 1_048_576,
@@ -162,6 +168,7 @@ DEFAULTS: dict[str, Any] = {
 #: Keys whose values are dotted paths resolved to objects on access.
 IMPORT_STRINGS = frozenset(
     {"DISCOVERY_BACKEND", "AUTHENTICATION_CLASSES", "STORE_BACKEND"}
+    | {"BROWSER_VIEW_CLASS"}
 )
 
 #: Keys that existed once, with the reason they are gone.
@@ -189,6 +196,7 @@ class MCPSettings:
     REQUIRE_AUTHENTICATION: bool
     FILTER_TOOLS_BY_PERMISSION: bool
     AUTHENTICATION_CLASSES: list[type[BaseAuthentication]] | None
+    BROWSER_VIEW_CLASS: type[View] | None
     MAX_REQUEST_BYTES: int
     MAX_JSON_DEPTH: int
     MAX_BATCH_MESSAGES: int

@@ -1,7 +1,8 @@
 """The HTTP boundary: one Streamable HTTP endpoint for both MCP eras.
 
 Transport rules only (MCP 2025-11-25 and 2026-07-28 basic/transports): the
-method (POST; no GET stream, ADR 0005), Origin, Accept, Content-Type, body
+method (POST; no GET stream, ADR 0005; a browser's GET may get a page,
+``BROWSER_VIEW_CLASS``), Origin, Accept, Content-Type, body
 size, DRF authentication, and the reply as JSON or a one-event SSE stream.
 Which era a request speaks and its ``Mcp-*`` headers are ``jsonrpc``'s.
 """
@@ -32,6 +33,9 @@ __all__ = ["MCPView"]
 _ALLOWED_METHODS = "POST, OPTIONS"
 _JSON = "application/json"
 _SSE = "text/event-stream"
+_HTML = "text/html"
+#: A GET's choice: only one preferring text/html gets a page (``*/*``: 405).
+_GET_TYPES = [_SSE, _JSON, _HTML]
 
 
 class _EveryDatabase(frozenset[str]):
@@ -97,8 +101,11 @@ class MCPView(View):
             _add_cors_headers(response, origin)
         return response
 
-    def get(self, request: HttpRequest) -> HttpResponse:
-        """No server-initiated stream: stateless servers answer 405."""
+    def get(self, request: HttpRequest) -> HttpResponseBase:
+        """A browser's page (``BROWSER_VIEW_CLASS``); else 405: no stream."""
+        page = mcp_settings.BROWSER_VIEW_CLASS
+        if page is not None and request.get_preferred_type(_GET_TYPES) == _HTML:
+            return page.as_view()(request)
         return _method_not_allowed()
 
     def delete(self, request: HttpRequest) -> HttpResponse:
@@ -217,6 +224,9 @@ def _authenticate(request: HttpRequest) -> tuple[HttpResponse | None, CallContex
     # keep the middleware's (lazy, session-based) user for views that do not
     # accept the endpoint's authenticator (see invocation.requests).
     session_user = getattr(request, "user", None)
+    # DRF's CSRF check reads request.POST: Django's own (empty for JSON) must
+    # exist, or DRF re-reads the spent body (RawPostDataException).
+    request.POST  # noqa: B018
     drf_request = Request(request, authenticators=authenticators)
     try:
         user, auth = drf_request.user, drf_request.auth

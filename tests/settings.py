@@ -15,6 +15,7 @@ SECRET_KEY = "tests-only-insecure-key"
 DEBUG = False
 ALLOWED_HOSTS = ["testserver", "localhost", "127.0.0.1"]
 USE_TZ = True
+STATIC_URL = "/static/"
 TIME_ZONE = "UTC"
 
 INSTALLED_APPS = [
@@ -23,6 +24,7 @@ INSTALLED_APPS = [
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "django.contrib.messages",
+    "django.contrib.staticfiles",
     "rest_framework",
     "rest_framework.authtoken",
     "django_filters",
@@ -34,6 +36,7 @@ INSTALLED_APPS = [
     # store is used where a test names it in STORE_BACKEND.
     "frisian_mcp.contrib.oauth",
     "frisian_mcp.contrib.fleet",
+    "frisian_mcp.contrib.explorer",
     "demo_project",
     "demo_project.contacts",
     "demo_project.dcim",
@@ -47,6 +50,7 @@ INSTALLED_APPS = [
     "tests.hosts.docsearch",
     "tests.hosts.translations",
     "tests.hosts.ipam",
+    "tests.hosts.notebook",
 ]
 
 try:  # django-oauth-toolkit is optional: the OAuth tests skip without it
@@ -102,7 +106,10 @@ SPECTACULAR_SETTINGS = {"COMPONENT_SPLIT_REQUEST": True}
 
 # Most tests call as an anonymous user through viewsets without permission
 # classes; the tests of authentication switch this back on.
-FRISIAN_MCP: dict[str, object] = {"REQUIRE_AUTHENTICATION": False}
+FRISIAN_MCP: dict[str, object] = {
+    "REQUIRE_AUTHENTICATION": False,
+    "BROWSER_VIEW_CLASS": "frisian_mcp.contrib.explorer.views.ExplorerView",
+}
 
 # django-guardian's object permissions, as its hosts configure it. Its
 # anonymous user is off: it would add a user row to every test database, and

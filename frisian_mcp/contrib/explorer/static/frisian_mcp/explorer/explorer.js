@@ -1,0 +1,414 @@
+/* frisian_mcp tool explorer: search as you type, details loaded when a tool
+ * is opened, and Validate / Run as tools/call requests to the endpoint with
+ * the session's CSRF token. Plain JavaScript, no dependencies; without it
+ * the page still lists, searches (on submit) and opens tools (by link).
+ * Whatever the server sends back is shown as text, never as markup. */
+"use strict";
+
+(function () {
+  const page = document.body.dataset;
+  const PAGING = ["page", "page_size", "filters", "filter_keys", "continuation_token"];
+  let nextId = 1;
+
+  /* -- search ------------------------------------------------------------ */
+  const search = document.getElementById("q");
+  const count = document.getElementById("count");
+
+  function filter() {
+    const words = search.value.toLowerCase().split(/\s+/).filter(Boolean);
+    let shown = 0;
+    for (const item of document.querySelectorAll("li.tool")) {
+      const hit = words.every((word) => item.dataset.search.includes(word));
+      item.hidden = !hit;
+      shown += hit ? 1 : 0;
+    }
+    for (const group of document.querySelectorAll("section.group")) {
+      group.hidden = !group.querySelector("li.tool:not([hidden])");
+    }
+    const total = count.dataset.total;
+    count.textContent = words.length ? `${shown} of ${total} tools` : `${total} tools`;
+  }
+
+  if (search) {
+    search.addEventListener("input", filter);
+    search.form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      filter();
+    });
+  }
+
+  /* -- opening a tool ----------------------------------------------------- */
+  async function load(details) {
+    const holder = details.querySelector(":scope > .body");
+    if (!holder || holder.querySelector(".detail") || details.dataset.loading) return;
+    details.dataset.loading = "1";
+    const url = new URL(location.href);
+    url.hash = "";
+    url.search = new URLSearchParams({ tool: details.id, part: "detail" }).toString();
+    try {
+      const response = await fetch(url, {
+        headers: { Accept: "text/html" },
+        credentials: "same-origin",
+        redirect: "manual",
+      });
+      if (response.type === "opaqueredirect") {
+        say(holder, "Your session has ended: reload the page to log in again.");
+      } else if (!response.ok) {
+        say(holder, `This tool could not be loaded (HTTP ${response.status}).`);
+      } else {
+        // Our own origin's template output, escaped by Django's templates.
+        holder.innerHTML = await response.text();
+        wire(holder.querySelector(".detail"));
+      }
+    } catch (error) {
+      say(holder, "This tool could not be loaded: the server did not answer.");
+    } finally {
+      delete details.dataset.loading;
+    }
+  }
+
+  function say(holder, text) {
+    const p = document.createElement("p");
+    p.className = "failure";
+    p.textContent = text;
+    holder.replaceChildren(p);
+  }
+
+  function openFromHash() {
+    const id = decodeURIComponent(location.hash.slice(1));
+    const target = id && document.getElementById(id);
+    if (!target || target.tagName !== "DETAILS" || !target.closest("li.tool")) return;
+    target.closest("li.tool").hidden = false;
+    target.closest("section.group").hidden = false;
+    target.open = true;
+    target.scrollIntoView({ block: "start" });
+    load(target);
+  }
+
+  document.addEventListener(
+    "toggle",
+    (event) => {
+      const details = event.target;
+      if (!(details instanceof HTMLDetailsElement) || !details.closest("li.tool")) return;
+      if (details.parentElement.matches("li.tool") && details.open) {
+        history.replaceState(null, "", `#${details.id}`);
+        load(details);
+      }
+    },
+    true,
+  );
+  window.addEventListener("hashchange", openFromHash);
+
+  /* -- a tool's form ------------------------------------------------------ */
+  function wire(detail) {
+    if (!detail || detail.dataset.wired) return;
+    detail.dataset.wired = "1";
+    const form = detail.querySelector("form.call");
+    form.addEventListener("submit", (event) => event.preventDefault());
+    form.addEventListener("click", (event) => {
+      const button = event.target.closest("button");
+      if (!button) return;
+      if (button.matches(".add")) addItem(button.closest("fieldset"));
+      else if (button.matches(".remove")) button.closest("li").remove();
+      else if (button.matches(".validate")) start(detail, "validate");
+      else if (button.matches(".run")) run(detail);
+      else if (button.matches(".confirm-no")) hideConfirm(detail, true);
+    });
+    const raw = detail.querySelector("details.raw");
+    raw.addEventListener("toggle", () => {
+      if (!raw.open) return;
+      try {
+        const values = collect(form.querySelector(":scope > .kids"));
+        if (Object.keys(values).length) {
+          raw.querySelector("textarea").value = JSON.stringify(values, null, 2);
+        }
+      } catch (problem) {
+        /* the JSON keeps what it held */
+      }
+    });
+  }
+
+  let items = 0;
+  function addItem(fieldset) {
+    const template = fieldset.querySelector(":scope > template.item");
+    const clone = template.content.cloneNode(true);
+    const suffix = `-i${++items}`;
+    for (const element of clone.querySelectorAll("[id]")) element.id += suffix;
+    for (const label of clone.querySelectorAll("label[for]")) label.htmlFor += suffix;
+    for (const element of clone.querySelectorAll("[aria-describedby]")) {
+      element.setAttribute("aria-describedby", element.getAttribute("aria-describedby") + suffix);
+    }
+    const item = document.createElement("li");
+    item.append(clone);
+    const remove = document.createElement("button");
+    remove.type = "button";
+    remove.className = "remove";
+    remove.textContent = "Remove this item";
+    item.append(remove);
+    fieldset.querySelector(":scope > ol.items").append(item);
+    const first = item.querySelector("input, select, textarea");
+    if (first) first.focus();
+  }
+
+  class Problem extends Error {}
+
+  function collect(kids) {
+    const values = {};
+    if (!kids) return values;
+    for (const field of kids.querySelectorAll(":scope > .field")) {
+      const value = valueOf(field);
+      if (value !== undefined) values[field.dataset.name] = value;
+    }
+    return values;
+  }
+
+  function nonEmpty(object) {
+    return Object.keys(object).length ? object : undefined;
+  }
+
+  function valueOf(field) {
+    const control = field.querySelector(":scope > .value");
+    const text = control ? control.value.trim() : "";
+    switch (field.dataset.kind) {
+      case "object":
+        return nonEmpty(collect(field.querySelector(":scope > .kids")));
+      case "ref":
+        return text || nonEmpty(collect(field.querySelector(":scope > .kids")));
+      case "array": {
+        const values = [...field.querySelectorAll(":scope > ol.items > li > .field")]
+          .map(valueOf)
+          .filter((value) => value !== undefined);
+        return values.length ? values : undefined;
+      }
+      case "multiple": {
+        const values = [...control.selectedOptions].map((option) => JSON.parse(option.value));
+        return values.length ? values : undefined;
+      }
+      case "enum":
+        return text === "" ? undefined : JSON.parse(control.value);
+      case "boolean":
+        return text === "" ? undefined : text === "true";
+      case "integer":
+      case "number":
+        return text === "" ? undefined : Number(text);
+      case "json":
+        if (text === "") return undefined;
+        try {
+          return JSON.parse(text);
+        } catch (error) {
+          throw new Problem(`${field.dataset.path}: this is not valid JSON.`);
+        }
+      default:
+        return control.value === "" ? undefined : control.value;
+    }
+  }
+
+  function argumentsOf(detail) {
+    const raw = detail.querySelector("details.raw");
+    if (!raw.open) return collect(detail.querySelector("form.call > .kids"));
+    let parsed;
+    try {
+      parsed = JSON.parse(raw.querySelector("textarea").value || "{}");
+    } catch (error) {
+      throw new Problem("The arguments are not valid JSON.");
+    }
+    if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+      throw new Problem("The arguments must be a JSON object.");
+    }
+    return parsed;
+  }
+
+  /* -- Validate and Run ----------------------------------------------------- */
+  function run(detail) {
+    if (!detail.hasAttribute("data-destructive")) {
+      start(detail, "execute");
+      return;
+    }
+    askFirst(detail, detail.querySelector(".confirm-text").dataset.text, () =>
+      start(detail, "execute"),
+    );
+  }
+
+  function askFirst(detail, text, then) {
+    const box = detail.querySelector(".confirm");
+    const question = box.querySelector(".confirm-text");
+    question.dataset.text = question.dataset.text || question.textContent;
+    question.textContent = text || question.dataset.text;
+    box.hidden = false;
+    const yes = box.querySelector(".confirm-yes");
+    yes.onclick = () => {
+      hideConfirm(detail, false);
+      then();
+    };
+    yes.focus();
+  }
+
+  function hideConfirm(detail, refocus) {
+    detail.querySelector(".confirm").hidden = true;
+    if (refocus) detail.querySelector("button.run").focus();
+  }
+
+  function start(detail, mode) {
+    clearErrors(detail);
+    let args;
+    try {
+      args = argumentsOf(detail);
+    } catch (problem) {
+      if (!(problem instanceof Problem)) throw problem;
+      show(detail, "Not sent", problem.message);
+      return;
+    }
+    if (mode === "validate") args.mode = "validate";
+    send(detail, args);
+  }
+
+  async function send(detail, args) {
+    detail.lastArguments = args;
+    const route = JSON.parse(detail.dataset.route || "{}");
+    const body = {
+      jsonrpc: "2.0",
+      id: nextId++,
+      method: "tools/call",
+      params: { name: detail.dataset.call, arguments: { ...route, ...args } },
+    };
+    const outcome = detail.querySelector(".outcome");
+    outcome.setAttribute("aria-busy", "true");
+    let reply;
+    try {
+      const response = await fetch(page.endpoint, {
+        method: "POST",
+        credentials: "same-origin",
+        headers: {
+          "Content-Type": "application/json",
+          Accept: "application/json, text/event-stream",
+          "MCP-Protocol-Version": "2025-11-25",
+          [page.csrfHeader]: page.csrfToken,
+        },
+        body: JSON.stringify(body),
+      });
+      reply = await response.json().catch(() => ({
+        error: { message: `The server answered HTTP ${response.status}, not JSON.` },
+      }));
+    } catch (error) {
+      reply = { error: { message: "The server did not answer." } };
+    }
+    outcome.removeAttribute("aria-busy");
+    render(detail, reply);
+  }
+
+  /* -- showing the reply ---------------------------------------------------- */
+  function render(detail, reply) {
+    const result = reply.result || {};
+    const structured = result.structuredContent;
+    const error = reply.error;
+    const data = (error && error.data) || (structured && (structured.error || structured)) || {};
+    if (data.code === "confirmation_required" && typeof data.confirm === "string") {
+      confirmOnServer(detail, data);
+    } else if (error) {
+      show(detail, error.code === -32602 ? "Invalid arguments" : "Refused", error.message, data);
+    } else if (result.isError) {
+      show(detail, "The tool answered with an error", data.message || "", data, structured);
+    } else if (structured && structured.validation) {
+      const valid = structured.validation.valid !== false;
+      show(detail, valid ? "Valid: nothing was written" : "Not valid", "", {}, structured);
+    } else {
+      show(detail, "Result", "", {}, structured !== undefined ? structured : result.content);
+      if (structured && typeof structured.next_token === "string") nextPage(detail, structured);
+    }
+  }
+
+  function confirmOnServer(detail, data) {
+    show(detail, "The server asks for a confirmation", data.message || "", data);
+    const args = { ...detail.lastArguments, confirm: data.confirm };
+    askFirst(detail, data.message || "Confirm this call?", () => send(detail, args));
+  }
+
+  function show(detail, heading, message, data = {}, value) {
+    const outcome = detail.querySelector(".outcome");
+    const parts = [element("h3", heading)];
+    if (message) parts.push(element("p", message));
+    const fields = data.fields || (data.field ? [{ field: data.field, message: message }] : []);
+    if (fields.length) {
+      const list = element("ul", "");
+      list.className = "field-errors";
+      for (const entry of fields) {
+        const text = `${entry.field}: ${entry.message || entry.code || "invalid"}`;
+        list.append(element("li", text));
+        markField(detail, String(entry.field || ""), entry.message || entry.code || "invalid");
+      }
+      parts.push(list);
+    }
+    if (data.hint) parts.push(element("p", data.hint));
+    if (value !== undefined) parts.push(element("pre", JSON.stringify(value, null, 2)));
+    outcome.className = `outcome ${heading === "Result" || heading.startsWith("Valid:") ? "ok" : "bad"}`;
+    outcome.replaceChildren(...parts);
+  }
+
+  function element(tag, text) {
+    const made = document.createElement(tag);
+    made.textContent = text;
+    return made;
+  }
+
+  function nextPage(detail, structured) {
+    const button = element("button", "Next page");
+    button.type = "button";
+    button.className = "next";
+    button.addEventListener("click", () => {
+      const args = { ...detail.lastArguments };
+      for (const key of PAGING) delete args[key];
+      args.continuation_token = structured.next_token;
+      send(detail, args);
+    });
+    detail.querySelector(".outcome").append(button);
+  }
+
+  function markField(detail, path, message) {
+    // "items[2].email" lands on the deepest field the form has for it.
+    for (let candidate = path; candidate; ) {
+      const field = detail.querySelector(`.field[data-path="${CSS.escape(candidate)}"]`);
+      if (field) {
+        const slot = field.querySelector(":scope > .error");
+        slot.textContent = message;
+        slot.hidden = false;
+        const control = field.querySelector(":scope > .value");
+        if (control) control.setAttribute("aria-invalid", "true");
+        return;
+      }
+      const shorter = candidate.replace(/(\.[^.[\]]*|\[[^\]]*\])$/, "");
+      if (shorter === candidate) return;
+      candidate = shorter;
+    }
+  }
+
+  function clearErrors(detail) {
+    for (const slot of detail.querySelectorAll(".field > .error")) {
+      slot.hidden = true;
+      slot.textContent = "";
+    }
+    for (const control of detail.querySelectorAll("[aria-invalid]")) {
+      control.removeAttribute("aria-invalid");
+    }
+  }
+
+  /* -- copy buttons ----------------------------------------------------------- */
+  for (const snippet of document.querySelectorAll("pre.snippet")) {
+    const button = element("button", "Copy");
+    button.type = "button";
+    button.className = "copy";
+    button.addEventListener("click", async () => {
+      try {
+        await navigator.clipboard.writeText(snippet.textContent);
+        button.textContent = "Copied";
+      } catch (error) {
+        getSelection().selectAllChildren(snippet);
+        button.textContent = "Selected: copy with the keyboard";
+      }
+    });
+    snippet.after(button);
+  }
+
+  for (const detail of document.querySelectorAll(".detail")) wire(detail);
+  if (search && search.value) filter();
+  openFromHash();
+})();

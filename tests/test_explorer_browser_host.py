@@ -1,0 +1,78 @@
+"""The explorer in a real browser on a hostile host: its markup stays text.
+
+The notebook host (tests/hosts/notebook) puts ``<script>`` and
+``<img onerror>`` in help texts, choice labels and a docstring; each would
+set ``window.__pwned`` if it ran. It mounts DRF's login view, which the
+explorer uses where ``LOGIN_URL`` leads nowhere. Served in-process by
+pytest-django's live server; the rows and users are made before the
+browser starts (Django's ORM refuses to run beside Playwright's loop).
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import Permission, User
+from playwright.sync_api import expect
+from pytest_django.fixtures import Settings
+from pytest_django.live_server_helper import LiveServer
+
+from tests.browser import chromium, screenshot, watch
+from tests.hosts.notebook.models import IMAGE, SCRIPT, Notebook
+
+pytestmark = [pytest.mark.browser, pytest.mark.live]
+
+
+@pytest.fixture
+def notebook_host(settings: Settings, transactional_db: None) -> int:
+    """The notebook host's settings, a writer, and one notebook's id."""
+    settings.ROOT_URLCONF = "tests.hosts.notebook.urls"
+    settings.FRISIAN_MCP = {
+        "REQUIRE_AUTHENTICATION": True,
+        "BROWSER_VIEW_CLASS": "frisian_mcp.contrib.explorer.views.ExplorerView",
+    }
+    user = User.objects.create_user("writer", password="pw-writer")
+    user.user_permissions.set(
+        Permission.objects.filter(codename__in=["add_note", "add_notebook"])
+    )
+    return Notebook.objects.create(name="Ideas").pk
+
+
+def test_host_markup_is_shown_as_text_and_never_runs(
+    live_server: LiveServer, notebook_host: int
+) -> None:
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        errors = watch(page)
+        page.goto(f"{live_server.url}/mcp")
+        assert page.url == f"{live_server.url}/api-auth/login/?next=/mcp"
+        page.fill("#id_username", "writer")
+        page.fill("#id_password", "pw-writer")
+        page.click("#submit-id-submit")
+        page.wait_for_url(f"{live_server.url}/mcp")
+        page.locator("#q").fill("hover")  # the docstring, as text
+        expect(page.locator("li.tool:visible")).not_to_have_count(0)
+        page.locator("#q").fill("")
+        page.goto(f"{live_server.url}/mcp#notes__create")
+        detail = page.locator("details#notes__create .detail")
+        expect(detail).to_be_visible()
+        help_text = detail.locator(".field[data-name=title] .help")
+        expect(help_text).to_contain_text(SCRIPT)
+        expect(detail.locator(".field[data-name=kind] option").nth(1)).to_contain_text(
+            IMAGE
+        )
+        expect(detail.locator("fieldset[data-name=notebook] > .help")).to_contain_text(
+            IMAGE
+        )
+        assert detail.locator("script, img, b").count() == 0
+        assert page.locator("li.tool script, li.tool img, li.tool b").count() == 0
+        detail.locator("#notes__create--notebook").fill(str(notebook_host))
+        detail.locator("#notes__create--title").fill(
+            "<img src=x onerror=\"window.__pwned='result'\">"
+        )
+        detail.locator("button.run").click()
+        expect(detail.locator(".outcome h3")).to_have_text("Result")
+        expect(detail.locator(".outcome pre")).to_contain_text("onerror")
+        assert detail.locator(".outcome img").count() == 0
+        screenshot(page, "09-hostile-host", full=True)
+        assert page.evaluate("window.__pwned") is None
+        assert errors == []
