@@ -209,9 +209,11 @@ class _Exchange:
             if (
                 mcp_settings.INPUT_ERROR_STYLE == "tool_result"
                 and method == "tools/call"
+                and exc.code != ErrorCode.UNKNOWN_TOOL
             ):
                 # 2025-11-25 server/tools "Error Handling" (SEP-1303): input
-                # errors as results the model can read.
+                # errors as results the model can read; an unknown tool
+                # stays a protocol error.
                 result = self.tool_result(exc.payload(), is_error=True)
             else:
                 data = {k: v for k, v in exc.payload().items() if k != "message"}

@@ -61,7 +61,11 @@ class Visibility:
             self._scopes, tool.name, tool.kind, method
         ):
             return False
-        if not self._probing:
+        return self.permitted(tool)
+
+    def permitted(self, tool: Tool) -> bool:
+        """Whether the caller's permissions, scopes aside, let it see ``tool``."""
+        if not self._probing or self._probe is None:
             return True
         if not self._cached:
             return self._probe.allows(tool)
