@@ -46,6 +46,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "django_filters",
     "drf_spectacular",
+    "corsheaders",
     "frisian_mcp",
     # The extras the demo uses: OAuth resource server, fleet store.
     "frisian_mcp.contrib.oauth",
@@ -60,6 +61,9 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # CORS for the authorization server's endpoints only (CORS_URLS_REGEX);
+    # /mcp answers its own preflights (FRISIAN_MCP["ALLOWED_ORIGINS"]).
+    "corsheaders.middleware.CorsMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -148,11 +152,15 @@ SPECTACULAR_SETTINGS = {
     ],
 }
 
+#: Browser-based clients allowed to call the demo: the MCP Inspector's UI.
+BROWSER_CLIENT_ORIGINS = ["http://localhost:6274", "http://127.0.0.1:6274"]
+
 FRISIAN_MCP = {
     "SERVER_NAME": "frisian-mcp-demo",
     "SERVER_TITLE": "frisian_mcp demo (contacts and DCIM)",
-    # Browser-based clients such as the MCP Inspector send an Origin header.
-    "ALLOWED_ORIGINS": ["http://localhost:6274", "http://127.0.0.1:6274"],
+    # Browser-based clients such as the MCP Inspector send an Origin header;
+    # these get CORS headers, every other origin 403.
+    "ALLOWED_ORIGINS": BROWSER_CLIENT_ORIGINS,
     # Each caller's visible tools and the built schemas, kept in the
     # default cache (docs/fleet.md); with Redis there, every worker shares.
     "STORE_BACKEND": "frisian_mcp.contrib.fleet.store.FleetStore",
@@ -224,6 +232,27 @@ OAUTH2_PROVIDER = {
     "CIMD_FETCH_TIMEOUT_SECONDS": 3,
     "CIMD_MAX_DOCUMENT_SIZE": 5 * 1024,
 }
+# The same browser clients finish the OAuth flow from their own page: the
+# discovery documents, registration, token and revocation endpoints answer
+# their CORS preflights and let them read the answers (django-cors-headers).
+# The authorization page itself is a top-level navigation, not CORS.
+CORS_ALLOWED_ORIGINS = BROWSER_CLIENT_ORIGINS
+CORS_URLS_REGEX = (
+    r"^/(oauth/(token|register|revoke_token)/.*"
+    r"|\.well-known/oauth-(authorization-server|protected-resource)(/.*)?)$"
+)
+# django-cors-headers' defaults, and the header MCP clients send on discovery.
+CORS_ALLOW_HEADERS = (
+    "accept",
+    "authorization",
+    "content-type",
+    "user-agent",
+    "x-csrftoken",
+    "x-requested-with",
+    "mcp-protocol-version",
+)
+CORS_PREFLIGHT_MAX_AGE = 7200
+
 #: Registrations one address may make per window (DCR), and the window.
 DEMO_REGISTRATION_RATE = (int(os.environ.get("DEMO_REGISTRATION_RATE", "10")), 3600)
 #: Test-only: fetch client metadata documents from private and loopback

@@ -31,12 +31,12 @@ from rest_framework.views import APIView
 
 from frisian_mcp import collisions, references, routing
 from frisian_mcp.exceptions import ToolError
-from frisian_mcp.outcomes import Answer, busy, refused_query
+from frisian_mcp.outcomes import Answer, busy, refused_query, unavailable
 from frisian_mcp.pagination import tool_pagination
 from frisian_mcp.tools import Tool
 from frisian_mcp.types import Call, CallContext, Endpoint, FieldError, Kind
 
-__all__ = ["Probe", "run"]
+__all__ = ["Probe", "release_if_lost", "run"]
 
 _WRITES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 _CONFLICTS = (db.IntegrityError, ProtectedError, RestrictedError)
@@ -44,6 +44,9 @@ _CONFLICTS = (db.IntegrityError, ProtectedError, RestrictedError)
 _BUSY_SQLSTATES = frozenset({"40001", "40P01", "55P03"})
 #: SQLITE_BUSY, SQLITE_LOCKED (the low byte of extended result codes).
 _BUSY_SQLITE = frozenset({5, 6})
+#: connection_exception (class 08), admin_shutdown, crash_shutdown,
+#: cannot_connect_now.
+_LOST_SQLSTATES = ("08", "57P01", "57P02", "57P03")
 _REFUSALS = (
     drf_exceptions.NotAuthenticated,
     drf_exceptions.PermissionDenied,
@@ -58,7 +61,7 @@ def run(tool: Tool, call: Call, context: CallContext) -> Answer:
     databases' ``ATOMIC_REQUESTS``, its own blocks. Only a bulk create and
     a validate-only call get one of frisian_mcp's, rolled back when the view
     answers an error (or only validates). A lock or serialization failure is
-    a ``busy`` error the caller may retry.
+    a ``busy`` error the caller may retry; a lost connection ``unavailable``.
     """
     endpoint = tool.endpoint
     preset = call.body is not None and routing.takes_json(endpoint)
@@ -84,11 +87,13 @@ def run(tool: Tool, call: Call, context: CallContext) -> Answer:
         if isinstance(exc, db.IntegrityError):
             conflicts = _collisions(tool, call, handler, using)
         return Answer(409, None, {}, entered=True, conflicts=conflicts)
-    except db.DatabaseError as exc:
+    except (db.DatabaseError, db.InterfaceError) as exc:
         if not _settled(exc, writes):
             raise
         if _is_busy(exc):
             raise busy(tool.name, exc) from None
+        if release_if_lost(exc):
+            raise unavailable(tool.name) from None
         raise refused_query(tool.name, exc) from None
     return _answer(response, handler)
 
@@ -122,12 +127,12 @@ def _settled(exc: Exception, writes: bool) -> bool:
     default exception handler lets it through: frisian_mcp's own errors,
     conflicts, a busy database, a value or query the database refuses.
     """
-    if isinstance(exc, (ToolError, *_CONFLICTS)):
+    if isinstance(exc, (ToolError, *_CONFLICTS, db.InterfaceError)):
         return True
     return isinstance(exc, db.DatabaseError) and (
         _is_busy(exc)
         or isinstance(exc, db.DataError)
-        or (isinstance(exc, db.OperationalError) and not writes)
+        or (isinstance(exc, db.OperationalError) and (not writes or _lost(exc)))
     )
 
 
@@ -146,7 +151,39 @@ def _collisions(
     return found or None
 
 
-def _is_busy(exc: db.DatabaseError) -> bool:
+def release_if_lost(exc: BaseException | None) -> bool:
+    """Whether ``exc`` says a database connection is lost (the server ended
+    it, the network cut it); if so, close the connections that no longer
+    work, so the next call opens new ones even where no request cycle runs
+    Django's ``close_old_connections``.
+    """
+    if not _lost(exc):
+        return False
+    for connection in db.connections.all(initialized_only=True):
+        if not connection.in_atomic_block:
+            connection.close_if_unusable_or_obsolete()
+    return True
+
+
+def _lost(exc: BaseException | None) -> bool:
+    if isinstance(exc, db.InterfaceError):
+        return True  # the driver's connection is closed already
+    if not isinstance(exc, db.OperationalError):
+        return False
+    cause = exc.__cause__
+    sqlstate = getattr(cause, "sqlstate", None) or getattr(cause, "pgcode", None)
+    if isinstance(sqlstate, str) and sqlstate.startswith(_LOST_SQLSTATES):
+        return True
+    # No SQLSTATE ("server closed the connection unexpectedly"): the driver
+    # marks its connection closed (psycopg 3 ``closed``, psycopg2 nonzero).
+    return any(
+        getattr(c.connection, "closed", False)
+        or (c.connection is None and c.errors_occurred)
+        for c in db.connections.all(initialized_only=True)
+    )
+
+
+def _is_busy(exc: db.DatabaseError | db.InterfaceError) -> bool:
     """Whether the database gave up on a lock or a serialization.
 
     Read from the driver's error (Django chains it as ``__cause__``): its

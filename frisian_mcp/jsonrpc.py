@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -27,6 +28,8 @@ from frisian_mcp.exceptions import (
     ToolExecutionError,
     ToolInputError,
 )
+from frisian_mcp.invocation import release_if_lost
+from frisian_mcp.outcomes import unavailable
 from frisian_mcp.parsers import (
     NOTIFICATION,
     BodyError,
@@ -51,6 +54,7 @@ __all__ = [
     "handle",
     "internal_error",
     "last_resort",
+    "request_id",
 ]
 
 logger = logging.getLogger("frisian_mcp")
@@ -102,6 +106,15 @@ def handle(
     )
 
 
+def request_id(payload: bytes) -> Any:
+    """The id of a body holding one request, else ``None``: for an error
+    answered outside :func:`handle` once the body was read."""
+    try:
+        return readable_id(parse(payload, mcp_settings.MAX_JSON_DEPTH))
+    except BodyError as refused:
+        return refused.request_id
+
+
 def error_body(request_id: Any, exc: JSONRPCError) -> JSONObject:
     """A JSON-RPC error response for ``exc``."""
     error: JSONObject = {"code": exc.code, "message": exc.message}
@@ -126,7 +139,15 @@ def last_resort(
 
 
 def internal_error(where: str) -> InternalError:
-    """Log the exception being handled under a correlation id; return -32603."""
+    """Log the exception being handled under a correlation id; return -32603.
+
+    A lost database connection is not logged as a failure: it is -32603
+    with code ``unavailable`` and HTTP 503, which the caller may retry.
+    """
+    if release_if_lost(sys.exception()):
+        data = unavailable(None).payload()
+        message, _ = data.pop("message"), data.pop("tool")
+        return InternalError(message, data=data, http_status=503)
     correlation = uuid.uuid4().hex[:16]
     logger.exception("Unhandled error %s (correlation id %s)", where, correlation)
     return InternalError(
@@ -215,9 +236,11 @@ class _Exchange:
             if (
                 mcp_settings.INPUT_ERROR_STYLE == "tool_result"
                 and method == "tools/call"
+                and exc.code != ErrorCode.UNKNOWN_TOOL
             ):
                 # 2025-11-25 server/tools "Error Handling" (SEP-1303): input
-                # errors as results the model can read.
+                # errors as results the model can read; an unknown tool
+                # stays a protocol error.
                 result = self.tool_result(exc.payload(), is_error=True)
             else:
                 data = {k: v for k, v in exc.payload().items() if k != "message"}

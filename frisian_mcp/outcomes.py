@@ -35,6 +35,7 @@ __all__ = [
     "busy",
     "refused_query",
     "result",
+    "unavailable",
 ]
 
 logger = logging.getLogger("frisian_mcp")
@@ -154,6 +155,20 @@ def refused_query(tool: str, exc: Exception) -> ToolExecutionError:
         recoverable=True,
         hint="Use fewer or shorter filter values, or values that fit the field.",
         extra={"correlation_id": correlation},
+    )
+
+
+def unavailable(tool: str | None) -> ToolExecutionError:
+    """A call whose database connection was lost; worth sending again."""
+    logger.warning("The database connection was lost during %s", tool or "a request")
+    return ToolExecutionError(
+        "The connection to the database was lost, so this call did not "
+        "complete; the database rolled back what it had begun in a transaction.",
+        code=ErrorCode.UNAVAILABLE,
+        tool=tool,
+        recoverable=True,
+        retry_after=BUSY_RETRY_AFTER,
+        hint=f"Send the same call again after {BUSY_RETRY_AFTER:g} second.",
     )
 
 

@@ -225,12 +225,9 @@ class ToolRegistry:
         live = functools.partial(
             live_filters, tool.endpoint, tool.path_prefix, context.user, context.auth
         )
-        grant = grant_of(context)
-        if grant is not None:
-            grant.check_tool(tool)
+        self._check_grant(tool, context)
         if args.get("help") is True and "help" in schema.protocol_arguments:
-            if not self.visible(context)(tool):
-                raise self._unknown_tool(name, self.visible(context))
+            self._must_see(tool, context)
             return arguments.help_document(
                 tool.name,
                 tool.title,
@@ -244,8 +241,7 @@ class ToolRegistry:
         if call.error and len(call.path_kwargs) < len(tool.endpoint.path_variables):
             # No URL names a row without every path argument: its view has
             # nothing to check first (and would see placeholders).
-            if not self.visible(context)(tool):
-                raise self._unknown_tool(name, self.visible(context))
+            self._must_see(tool, context)
             raise call.error
         try:
             answer = invocation.run(tool, call, context)
@@ -262,6 +258,22 @@ class ToolRegistry:
                 raise
             raise self._unknown_tool(name, seen) from None
         return arguments.finish(tool.name, tool.kind, call, result, context.caller)
+
+    def _check_grant(self, tool: Tool, context: CallContext) -> None:
+        """The credential's grant refuses a tool; a hidden one is unknown."""
+        grant = grant_of(context)
+        if grant is not None:
+            try:
+                grant.check_tool(tool)
+            except Forbidden:
+                self._must_see(tool, context, scopes=False)  # hidden: no step-up
+                raise
+
+    def _must_see(self, tool: Tool, context: CallContext, scopes: bool = True) -> None:
+        """Raise ``unknown_tool`` if ``tool`` is hidden (its scopes too, if ``scopes``)."""
+        seen = self.visible(context)
+        if not (seen(tool) if scopes else seen.permitted(tool)):
+            raise self._unknown_tool(tool.name, seen)
 
     def _build_routes(self, name: str, resource: object) -> None:
         """Build the schemas a dispatcher's help names (ADR 0010).

@@ -61,6 +61,7 @@ class ErrorCode(enum.StrEnum):
     CONFLICT = "conflict"
     THROTTLED = "throttled"
     BUSY = "busy"
+    UNAVAILABLE = "unavailable"
     REQUEST_REJECTED = "request_rejected"
     INTERNAL_ERROR = "internal_error"
 

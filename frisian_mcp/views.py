@@ -10,12 +10,19 @@ Which era a request speaks and its ``Mcp-*`` headers are ``jsonrpc``'s.
 from __future__ import annotations
 
 import json
+import math
 import uuid
 from typing import Any, cast
 from urllib.parse import urlsplit
 
 from django.core.exceptions import SuspiciousOperation
-from django.http import HttpRequest, HttpResponse, HttpResponseBase
+from django.http import (
+    HttpRequest,
+    HttpResponse,
+    HttpResponseBase,
+    StreamingHttpResponse,
+)
+from django.utils.cache import patch_vary_headers
 from django.utils.decorators import method_decorator
 from django.views import View
 from django.views.decorators.csrf import csrf_exempt
@@ -31,6 +38,16 @@ from frisian_mcp.types import CallContext
 __all__ = ["MCPView"]
 
 _ALLOWED_METHODS = "POST, OPTIONS"
+# CORS: GET and DELETE too, so that a browser reads their 405, not a network
+# error; the headers MCP clients send, and those they must read.
+_CORS_METHODS = "GET, POST, DELETE"
+_CORS_HEADERS = (
+    "Authorization, Content-Type, Accept, MCP-Protocol-Version, Mcp-Method, "
+    "Mcp-Name, Mcp-Session-Id, Last-Event-ID"
+)
+_CORS_EXPOSED = "WWW-Authenticate, Mcp-Session-Id, MCP-Protocol-Version"
+#: Seconds a browser may cache a preflight (Chromium caps it at 7200).
+_CORS_MAX_AGE = "7200"
 _JSON = "application/json"
 _SSE = "text/event-stream"
 _HTML = "text/html"
@@ -58,15 +75,19 @@ class MCPView(View):
         view._non_atomic_requests = _EveryDatabase()  # type: ignore[attr-defined]
         return view
 
+    #: The request's Origin once allowed: every answer grants it CORS.
+    granted_origin: str | None = None
+
     def dispatch(
         self, request: HttpRequest, *args: Any, **kwargs: Any
     ) -> HttpResponseBase:
         """Check Origin on every request, then route by method.
 
         Whatever fails unexpectedly on the way is a JSON-RPC -32603 with a
-        correlation id (:func:`jsonrpc.last_resort`).
+        correlation id (:func:`jsonrpc.last_resort`). Every answer to an
+        allowed origin, errors too, grants it CORS.
         """
-        return cast(
+        response = cast(
             HttpResponseBase,
             jsonrpc.last_resort(
                 lambda: self._guarded(request, *args, **kwargs),
@@ -74,32 +95,29 @@ class MCPView(View):
                 "at the MCP endpoint",
             ),
         )
+        if self.granted_origin is not None:
+            response["Access-Control-Allow-Origin"] = self.granted_origin
+            response["Access-Control-Expose-Headers"] = _CORS_EXPOSED
+        patch_vary_headers(response, ("Origin",))
+        return response
 
     def _guarded(
         self, request: HttpRequest, *args: Any, **kwargs: Any
     ) -> HttpResponseBase:
+        origin = request.headers.get("Origin")
         try:
-            return self._dispatch(request, *args, **kwargs)
+            if origin is not None and not origin_allowed(origin, request):
+                # MCP 2025-11-25 basic/transports "Security Warning": invalid
+                # Origin must get 403 (and no CORS grant).
+                return _refuse(
+                    403, "Forbidden: the Origin of this request is not allowed."
+                )
+            self.granted_origin = origin
+            return super().dispatch(request, *args, **kwargs)
         except SuspiciousOperation:
             # What Django itself answers with 400 (too many query fields, a
             # bad Host...), without its HTML page.
-            return _error(400, InvalidRequest("Bad request: the request is malformed."))
-
-    def _dispatch(
-        self, request: HttpRequest, *args: Any, **kwargs: Any
-    ) -> HttpResponseBase:
-        origin = request.headers.get("Origin")
-        if origin is not None and not origin_allowed(origin, request):
-            # MCP 2025-11-25 basic/transports "Security Warning": invalid
-            # Origin must get 403.
-            return _error(
-                403,
-                InvalidRequest("Forbidden: the Origin of this request is not allowed."),
-            )
-        response = super().dispatch(request, *args, **kwargs)
-        if origin is not None:
-            _add_cors_headers(response, origin)
-        return response
+            return _refuse(400, "Bad request: the request is malformed.")
 
     def get(self, request: HttpRequest) -> HttpResponseBase:
         """A browser's page (``BROWSER_VIEW_CLASS``); else 405: no stream."""
@@ -113,66 +131,62 @@ class MCPView(View):
         return _method_not_allowed()
 
     def options(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        """Answer CORS preflights of allowed origins."""
+        """Answer CORS preflights of allowed origins (others got 403)."""
         response = HttpResponse(status=204)
         response["Allow"] = _ALLOWED_METHODS
+        if self.granted_origin is not None:
+            response["Access-Control-Allow-Methods"] = _CORS_METHODS
+            response["Access-Control-Allow-Headers"] = _CORS_HEADERS
+            response["Access-Control-Max-Age"] = _CORS_MAX_AGE
         return response
 
-    def post(self, request: HttpRequest) -> HttpResponse:
+    def post(self, request: HttpRequest) -> HttpResponseBase:
         """Receive one JSON-RPC message (or a 2025-03-26 batch)."""
-        wants_sse = _wants_sse_only(request)
         if not _accepts(request):
-            return _error(
-                406,
-                InvalidRequest(
-                    "Not acceptable: accept application/json or text/event-stream."
-                ),
+            return _refuse(
+                406, "Not acceptable: accept application/json or text/event-stream."
             )
         content_type = request.content_type or ""
         if content_type.lower() != _JSON:
-            return _error(
-                415,
-                InvalidRequest(
-                    "Unsupported media type: send Content-Type: application/json."
-                ),
+            return _refuse(
+                415, "Unsupported media type: send Content-Type: application/json."
             )
         limit = int(mcp_settings.MAX_REQUEST_BYTES)
-        try:
-            declared = int(request.META.get("CONTENT_LENGTH") or 0)
-        except ValueError:
-            declared = 0
-        if declared > limit:
+        declared = str(request.META.get("CONTENT_LENGTH") or "0")
+        if declared.isdigit() and int(declared) > limit:
             return _too_large(limit)
         body = _read(request, limit)
         if body is None:
-            return _error(
-                411,
-                InvalidRequest(
-                    "Length required: this server cannot read a chunked body; "
-                    "send Content-Length."
-                ),
-            )
+            return _length_required()
         if len(body) > limit:
             return _too_large(limit)
-
         if _credentials_in_query(request):
             # MCP 2025-11-25 basic/authorization: tokens never travel in the
             # query string (they end up in logs and browser history).
-            return _error(
+            return _refuse(
                 400,
-                InvalidRequest(
-                    "Bad request: send credentials in the Authorization header, not in the URL."
-                ),
+                "Bad request: send credentials in the Authorization header, not in the URL.",
             )
+        # From here the body is read: an unexpected failure keeps its id.
+        return cast(
+            HttpResponse,
+            jsonrpc.last_resort(
+                lambda: self._answer(request, body),
+                lambda error: _error(error.http_status, error, body),
+                "at the MCP endpoint",
+            ),
+        )
+
+    def _answer(self, request: HttpRequest, body: bytes) -> HttpResponse:
+        """Authenticate the caller, then answer the body."""
         auth_failure, context = _authenticate(request)
         if auth_failure is not None:
             return auth_failure
         reply = jsonrpc.handle(body, context, headers=request.headers)
         if reply.body is None:
             return _accepted()
-        response = _render(
-            reply.status, reply.body, sse=wants_sse, priming=not reply.modern
-        )
+        sse = _wants_sse_only(request)
+        response = _render(reply.status, reply.body, sse=sse, priming=not reply.modern)
         for name, value in reply.headers.items():
             response[name] = value
         return response
@@ -260,10 +274,8 @@ def _refusal(
     status = 401 if credentials and challenge else 403
     code = "not_authenticated" if credentials else "permission_denied"
     title = "Unauthorized" if status == 401 else "Forbidden"
-    response = _error(
-        status,
-        InvalidRequest(f"{title}: {_auth_message(exc)}", data={"code": code}),
-    )
+    message = f"{title}: {_auth_message(exc)}"
+    response = _error(status, InvalidRequest(message, data={"code": code}))
     if status == 401 and challenge:
         response["WWW-Authenticate"] = challenge
     return response
@@ -283,19 +295,8 @@ def _challenge(authenticators: list[Any], drf_request: Request) -> str | None:
 
 
 _CREDENTIAL_PARAMETERS = frozenset(
-    {
-        "access_token",
-        "token",
-        "api_key",
-        "apikey",
-        "auth",
-        "authorization",
-        "jwt",
-        "bearer",
-        "key",
-        "password",
-        "secret",
-    }
+    {"access_token", "token", "api_key", "apikey", "auth", "authorization"}
+    | {"jwt", "bearer", "key", "password", "secret"}
 )
 
 
@@ -341,17 +342,38 @@ def _render(
         response = HttpResponse(stream, status=status, content_type=_SSE)
         response["X-Accel-Buffering"] = "no"
         return response
-    return HttpResponse(data, status=status, content_type=_JSON)
+    response = HttpResponse(data, status=status, content_type=_JSON)
+    if status == 503:  # the retry_after of an ``unavailable`` error
+        retry = (body.get("error") or {}).get("data", {}).get("retry_after", 1)
+        response["Retry-After"] = str(math.ceil(retry))
+    return response
 
 
-def _error(status: int, exc: JSONRPCError) -> HttpResponse:
-    return _render(status, jsonrpc.error_body(None, exc))
+def _error(status: int, exc: JSONRPCError, body: bytes | None = None) -> HttpResponse:
+    """``exc`` as the answer; with the id of the request ``body`` if read."""
+    request_id = jsonrpc.request_id(body) if body else None
+    return _render(status, jsonrpc.error_body(request_id, exc))
+
+
+def _refuse(status: int, message: str) -> HttpResponse:
+    return _error(status, InvalidRequest(message))
 
 
 def _too_large(limit: int) -> HttpResponse:
-    return _error(
-        413, InvalidRequest(f"Request body too large: the limit is {limit} bytes.")
+    return _refuse(413, f"Request body too large: the limit is {limit} bytes.")
+
+
+def _length_required() -> StreamingHttpResponse:
+    """411 for a body the server did not delimit; the connection is closed,
+    or its unread body would be read as the next request (smuggling). PEP
+    3333 forbids ``Connection: close`` to an application; without a
+    Content-Length the server closes it itself (Django's runserver does).
+    """
+    error = InvalidRequest(
+        "Length required: this server cannot read a chunked body; send Content-Length."
     )
+    data = json.dumps(jsonrpc.error_body(None, error), separators=(",", ":"))
+    return StreamingHttpResponse([data.encode()], status=411, content_type=_JSON)
 
 
 def _accepted() -> HttpResponse:
@@ -362,22 +384,8 @@ def _accepted() -> HttpResponse:
 
 
 def _method_not_allowed() -> HttpResponse:
-    response = _error(
-        405,
-        InvalidRequest(
-            "Method not allowed: this endpoint takes POST only (stateless)."
-        ),
+    response = _refuse(
+        405, "Method not allowed: this endpoint takes POST only (stateless)."
     )
     response["Allow"] = _ALLOWED_METHODS
     return response
-
-
-def _add_cors_headers(response: HttpResponseBase, origin: str) -> None:
-    response["Access-Control-Allow-Origin"] = origin
-    response["Access-Control-Allow-Methods"] = _ALLOWED_METHODS
-    response["Access-Control-Allow-Headers"] = (
-        "Authorization, Content-Type, Accept, MCP-Protocol-Version, Mcp-Method, "
-        "Mcp-Name, Mcp-Session-Id, Last-Event-ID"
-    )
-    response["Access-Control-Expose-Headers"] = "MCP-Protocol-Version, Mcp-Session-Id"
-    response["Vary"] = "Origin"

@@ -92,12 +92,16 @@ class Visibility:
         self._store = registry.store if self._probing and not self.everything else None
 
     def __call__(self, tool: Tool) -> bool:
-        probe = self._probe
-        if self.everything or probe is None:
+        if self.everything or self._probe is None:
             return True
         if self._grant is not None and not self._grant.allows_tool(tool):
             return False
-        if not self._probing:
+        return self.permitted(tool)
+
+    def permitted(self, tool: Tool) -> bool:
+        """Whether the caller's permissions, scopes aside, let it see ``tool``."""
+        probe = self._probe
+        if not self._probing or probe is None:
             return True
         if self._store is None:
             return probe.allows(tool)

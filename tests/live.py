@@ -8,7 +8,8 @@ it (a file copy, or PostgreSQL's ``CREATE DATABASE ... TEMPLATE``), and
 ``drop_templates`` removes the templates when the session ends; ``serve`` starts a server
 on a free port with that environment and yields its base URL: gunicorn with
 ``demo_project.wsgi`` by default, or ``server="uvicorn"`` with
-``demo_project.asgi``. Several servers may share one database: that is how
+``demo_project.asgi`` (``server="runserver"``: Django's development
+server, on a ``port`` chosen beforehand). Several servers may share one database: that is how
 separate worker processes are tested; ``serve(..., workers=4)`` starts one
 gunicorn with several sync workers, for concurrent load. ``serve(...,
 port=free_port())`` binds a port chosen beforehand, for a server whose
@@ -40,6 +41,9 @@ SERVERS = ("gunicorn", "uvicorn")
 LISTENING = {
     "gunicorn": re.compile(r"Listening at: (http://127\.0\.0\.1:\d+)"),
     "uvicorn": re.compile(r"Uvicorn running on (http://127\.0\.0\.1:\d+)"),
+    "runserver": re.compile(
+        r"Starting development server at (http://127\.0\.0\.1:\d+)"
+    ),
 }
 
 
@@ -212,6 +216,13 @@ def _command(server: str, workers: int, port: int = 0) -> list[str]:
         return [
             *(sys.executable, "-m", "uvicorn", "demo_project.asgi:application"),
             *("--host", "127.0.0.1", "--port", str(port), "--lifespan", "off"),
+        ]
+    if server == "runserver":
+        # Django's development server, for what only it does (never in
+        # SERVERS: not a production server). It needs a port chosen first.
+        return [
+            *(sys.executable, "manage.py", "runserver", "--noreload"),
+            f"127.0.0.1:{port}",
         ]
     raise ValueError(f"Unknown server {server!r}: choose one of {SERVERS}.")
 

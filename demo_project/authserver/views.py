@@ -20,6 +20,7 @@ from django.contrib.auth.views import LoginView
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from oauth2_provider.exceptions import OAuthToolkitError
+from oauth2_provider.models import get_application_model
 from oauth2_provider.settings import oauth2_settings
 from oauth2_provider.views import (
     AuthorizationView,
@@ -82,16 +83,39 @@ class ConsentView(AuthorizationView):  # type: ignore[misc]
         return scopes, credentials
 
     def form_valid(self, form: Any) -> HttpResponse:
-        """Grant or deny; the hidden ``resource`` field is checked again.
+        """Grant or deny; the hidden ``resource`` and ``client_id`` fields are
+        checked again.
 
         A tampered form gets an error page, not a redirect: its hidden
         ``redirect_uri`` has not been checked against the client yet.
         """
         requested = set(str(form.cleaned_data.get("resource") or "").split())
         if not requested <= allowed_resources():
-            error = _target_error(None, "").oauthlib_error
-            return self.render_to_response({"error": error}, status=400)  # type: ignore[no-any-return]
+            return self._refused(_target_error(None, "").oauthlib_error)
+        client = form.cleaned_data.get("client_id")
+        if not get_application_model().objects.filter(client_id=client).exists():
+            # The toolkit would raise DoesNotExist: a 500, whose DEBUG page
+            # repeats the posted form.
+            return self._refused(
+                CustomOAuth2Error(
+                    error="invalid_client", description="The client is not registered."
+                )
+            )
         return super().form_valid(form)  # type: ignore[no-any-return]
+
+    def form_invalid(self, form: Any) -> HttpResponse:
+        """A form posted without its hidden fields: an error page that
+        repeats none of what was posted (not the form again)."""
+        return self._refused(
+            CustomOAuth2Error(
+                error="invalid_request",
+                description="The authorization form is incomplete; start again "
+                "from the application.",
+            )
+        )
+
+    def _refused(self, error: Any) -> HttpResponse:
+        return self.render_to_response({"error": error}, status=400)  # type: ignore[no-any-return]
 
 
 class GuardedTokenView(TokenView):  # type: ignore[misc]
