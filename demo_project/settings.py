@@ -53,6 +53,10 @@ INSTALLED_APPS = [
     "frisian_mcp.contrib.fleet",
     # The tool explorer: a browser opening /mcp gets the caller's tools.
     "frisian_mcp.contrib.explorer",
+    # Extras (docs/safety.md, docs/audit.md, README "Desktop clients").
+    "frisian_mcp.contrib.confirm",
+    "frisian_mcp.contrib.audit",
+    "frisian_mcp.contrib.stdio",
     "oauth2_provider",
     "demo_project",
     "demo_project.contacts",
@@ -167,6 +171,9 @@ FRISIAN_MCP = {
     # A browser opening /mcp gets the tool explorer (docs/explorer.md); its
     # login is the authorization server's (LOGIN_URL, below).
     "BROWSER_VIEW_CLASS": "frisian_mcp.contrib.explorer.views.ExplorerView",
+    # A person confirms every delete (docs/safety.md).
+    "CALL_HOOKS": ["frisian_mcp.contrib.confirm.hooks.ConfirmationHook"],
+    "CONFIRM": ["destroy"],
     # The endpoint as an OAuth resource server (docs/authorization.md); its tokens
     # come from the authorization server below.
     "OAUTH": {
@@ -174,6 +181,25 @@ FRISIAN_MCP = {
         "AUTHORIZATION_SERVERS": [f"{PUBLIC_URL}/oauth"],
         "TOKEN_VALIDATOR": "frisian_mcp.contrib.oauth.tokens.DOTTokenValidator",
         "RESOURCE_NAME": "frisian_mcp demo",
+    },
+}
+
+# The audit trail (docs/audit.md): one JSON line per MCP request, on stderr.
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {
+        "audit": {"()": "frisian_mcp.contrib.audit.formatters.JSONFormatter"}
+    },
+    "handlers": {
+        "audit": {"class": "logging.StreamHandler", "formatter": "audit"},
+    },
+    "loggers": {
+        "frisian_mcp.audit": {
+            "handlers": ["audit"],
+            "level": "INFO",
+            "propagate": False,
+        },
     },
 }
 

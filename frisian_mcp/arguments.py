@@ -338,6 +338,8 @@ def help_document(
         },
         "protocol_arguments": {
             name: explanation(name, growing=growing)
+            if name in _DOCS  # else a call hook's (frisian_mcp.hooks)
+            else properties[name].get("description", "")
             for name in schema.protocol_arguments
             if name in properties
         },

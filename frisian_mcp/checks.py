@@ -37,15 +37,9 @@ if TYPE_CHECKING:
 __all__ = ["check_schemas", "check_settings", "check_tools"]
 
 _POSITIVE_INTS = (
-    "MAX_REQUEST_BYTES",
-    "MAX_JSON_DEPTH",
-    "MAX_BATCH_MESSAGES",
-    "MAX_QUERY_LENGTH",
-    "TOOLS_LIST_PAGE_SIZE",
-    "PAGE_SIZE",
-    "MAX_PAGE_SIZE",
-    "CONTINUATION_TOKEN_MAX_AGE",
-    "DISPATCHER_THRESHOLD",
+    *("MAX_REQUEST_BYTES", "MAX_JSON_DEPTH", "MAX_BATCH_MESSAGES", "MAX_QUERY_LENGTH"),
+    *("TOOLS_LIST_PAGE_SIZE", "PAGE_SIZE", "MAX_PAGE_SIZE", "DISPATCHER_THRESHOLD"),
+    *("CONTINUATION_TOKEN_MAX_AGE", "CONFIRM_MAX_AGE"),
 )
 _CHOICES = {
     "TOOL_LAYOUT": ("auto", "flat", "dispatcher"),
@@ -111,6 +105,7 @@ def check_settings(
 
 def _check_classes() -> list[checks.CheckMessage]:
     from frisian_mcp.discovery import BaseDiscoveryBackend
+    from frisian_mcp.hooks import BaseCallHook
 
     errors: list[checks.CheckMessage] = []
     backend: object = mcp_settings.DISCOVERY_BACKEND
@@ -123,17 +118,20 @@ def _check_classes() -> list[checks.CheckMessage]:
                 id="frisian_mcp.E005",
             )
         )
-    classes = mcp_settings.AUTHENTICATION_CLASSES
-    if classes is not None and not all(
-        isinstance(c, type) and issubclass(c, BaseAuthentication) for c in classes
+    for key, base, check_id in (
+        ("AUTHENTICATION_CLASSES", BaseAuthentication, "E006"),
+        ("CALL_HOOKS", BaseCallHook, "E012"),
     ):
-        errors.append(
-            checks.Error(
-                f"{SETTINGS_NAME}['AUTHENTICATION_CLASSES'] must list DRF authentication classes.",
-                hint="Name subclasses of rest_framework.authentication.BaseAuthentication.",
-                id="frisian_mcp.E006",
+        classes = getattr(mcp_settings, key) or []
+        if not all(isinstance(c, type) and issubclass(c, base) for c in classes):
+            name = f"{base.__module__}.{base.__qualname__}"
+            errors.append(
+                checks.Error(
+                    f"{SETTINGS_NAME}[{key!r}] must list subclasses of {name}.",
+                    hint=f"Name subclasses of {name} (docs/settings.md).",
+                    id=f"frisian_mcp.{check_id}",
+                )
             )
-        )
     page: object = mcp_settings.BROWSER_VIEW_CLASS
     if page is not None and not (isinstance(page, type) and issubclass(page, View)):
         message = f"{SETTINGS_NAME}['BROWSER_VIEW_CLASS'] must be a Django view class."
@@ -169,7 +167,7 @@ def _check_values(user: dict[str, Any]) -> list[checks.CheckMessage]:
     for key, choices in _CHOICES.items():
         if values[key] not in choices:
             problems.append(f"{key} must be one of " + ", ".join(map(repr, choices)))
-    for key in ("INCLUDE", "EXCLUDE"):
+    for key in ("INCLUDE", "EXCLUDE", "CONFIRM"):
         patterns = values[key]
         if not isinstance(patterns, list | tuple) or not all(
             isinstance(p, str) for p in patterns

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from rest_framework.authentication import BaseAuthentication
 
     from frisian_mcp.discovery import BaseDiscoveryBackend
+    from frisian_mcp.hooks import BaseCallHook
     from frisian_mcp.visibility import BaseStore
 
 __all__ = [
@@ -155,6 +156,19 @@ DEFAULTS: dict[str, Any] = {
     "MAX_PAGE_SIZE": 200,
     # Seconds a list result's next_token stays valid. Example: 600.
     "CONTINUATION_TOKEN_MAX_AGE": 3600,
+    # Call hooks: dotted paths of frisian_mcp.hooks.BaseCallHook subclasses
+    # that add protocol arguments to schemas and step into calls before the
+    # action runs (docs/extending.md). Example:
+    # ["frisian_mcp.contrib.confirm.ConfirmationHook"].
+    "CALL_HOOKS": [],
+    # Tools that need a person's confirmation before they run (read by
+    # frisian_mcp.contrib.confirm, docs/safety.md): tool-name globs, kinds
+    # ("delete", "update", "create", "action"), stock actions ("destroy",
+    # "partial_update") or "destructive" (every destructiveHint tool).
+    # Example: ["destroy"].
+    "CONFIRM": [],
+    # Seconds a confirmation token stays valid. Example: 120.
+    "CONFIRM_MAX_AGE": 300,
     # OAuth 2.1 resource server (docs/authorization.md); None: off. A dict with
     # RESOURCE (the endpoint's canonical https URL, required),
     # AUTHORIZATION_SERVERS (issuer URLs), TOKEN_VALIDATOR (dotted path of a
@@ -168,7 +182,7 @@ DEFAULTS: dict[str, Any] = {
 #: Keys whose values are dotted paths resolved to objects on access.
 IMPORT_STRINGS = frozenset(
     {"DISCOVERY_BACKEND", "AUTHENTICATION_CLASSES", "STORE_BACKEND"}
-    | {"BROWSER_VIEW_CLASS"}
+    | {"BROWSER_VIEW_CLASS", "CALL_HOOKS"}
 )
 
 #: Keys that existed once, with the reason they are gone.
@@ -212,6 +226,9 @@ class MCPSettings:
     PAGE_SIZE: int
     MAX_PAGE_SIZE: int
     CONTINUATION_TOKEN_MAX_AGE: int
+    CALL_HOOKS: list[type[BaseCallHook]]
+    CONFIRM: list[str]
+    CONFIRM_MAX_AGE: int
     OAUTH: dict[str, Any] | None
 
     def __init__(self) -> None:

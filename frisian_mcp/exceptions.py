@@ -8,6 +8,8 @@
     ├── CleanupError       a cleanup delete that would remove more than asked
     ├── HostError          the host's code raised while frisian_mcp inspected
     │                      it (:func:`host_call`, ADR 0015)
+    ├── InputRequired      a call hook needs the client's input first: a
+    │                      2026-07-28 ``input_required`` result (MRTR)
     ├── JSONRPCError       -> a JSON-RPC error object: ParseError -32700,
     │                      InvalidRequest -32600 (Forbidden: a credential's
     │                      grant refuses a tool), MethodNotFound -32601,
@@ -42,6 +44,7 @@ __all__ = [
     "FrisianMCPError",
     "HeaderMismatch",
     "HostError",
+    "InputRequired",
     "InternalError",
     "InvalidParams",
     "InvalidRequest",
@@ -125,10 +128,26 @@ def host_call(call: Callable[..., _T], /, *args: Any, **kwargs: Any) -> _T:
         raise HostError(exc) from exc
 
 
+class InputRequired(FrisianMCPError):
+    """A call needs the client's input first (2026-07-28 basic/patterns/mrtr).
+
+    ``input_requests`` maps keys to server-to-client requests (such as
+    ``elicitation/create``); the retry carries the answers under the same
+    keys and ``request_state`` unchanged.
+    """
+
+    def __init__(self, input_requests: JSONObject, request_state: str) -> None:
+        super().__init__("input required")
+        self.input_requests = input_requests
+        self.request_state = request_state
+
+
 class JSONRPCError(FrisianMCPError):
     """An error that becomes a JSON-RPC error object (JSON-RPC 2.0 §5.1)."""
 
     code: ClassVar[int] = -32603
+    #: The error's name in the audit's ``outcome`` (without a ``data.code``).
+    name: ClassVar[str] = "internal_error"
     default_message: ClassVar[str] = "Internal error."
     #: The HTTP status and headers of a response carrying only this error.
     http_status: int = 200
@@ -143,11 +162,18 @@ class JSONRPCError(FrisianMCPError):
             self.http_status = http_status
         super().__init__(self.message)
 
+    @property
+    def outcome(self) -> str:
+        """The audit's name of the error: ``data.code`` (ErrorCode), else ``name``."""
+        code = self.data.get("code") if isinstance(self.data, dict) else None
+        return code if isinstance(code, str) else self.name
+
 
 class ParseError(JSONRPCError):
     """The body is not valid JSON."""
 
     code = -32700
+    name = "parse_error"
     default_message = "Parse error: the request body is not valid JSON."
     http_status = 400
 
@@ -156,6 +182,7 @@ class InvalidRequest(JSONRPCError):
     """The body is JSON but not a valid JSON-RPC 2.0 message (or transport)."""
 
     code = -32600
+    name = "invalid_request"
     default_message = "Invalid request: not a JSON-RPC 2.0 message."
     http_status = 400
 
@@ -182,6 +209,7 @@ class MethodNotFound(JSONRPCError):
     """The method does not exist in the request's protocol revision."""
 
     code = -32601
+    name = "method_not_found"
     default_message = "Method not found."
 
 
@@ -189,6 +217,7 @@ class InvalidParams(JSONRPCError):
     """The params are invalid (a bad cursor, missing 2026-07-28 ``_meta``)."""
 
     code = -32602
+    name = "invalid_params"
     default_message = "Invalid params."
 
 
@@ -203,6 +232,7 @@ class UnsupportedProtocolVersion(JSONRPCError):
     """The request names a protocol version not served (HTTP 400)."""
 
     code = -32022
+    name = "unsupported_protocol_version"
     default_message = "Unsupported protocol version."
     http_status = 400
 
@@ -211,6 +241,7 @@ class HeaderMismatch(JSONRPCError):
     """A 2026-07-28 mirrored header is missing or disagrees with the body."""
 
     code = -32020
+    name = "header_mismatch"
     default_message = "Header mismatch."
     http_status = 400
 
@@ -248,6 +279,11 @@ class ToolError(FrisianMCPError):
             self.recoverable = recoverable
         self.retry_after = retry_after
         self.extra = dict(extra or {})
+
+    @property
+    def outcome(self) -> str:
+        """The audit's name of the error: its ``code``."""
+        return self.code.value
 
     def payload(self) -> JSONObject:
         """``error.data`` / ``structuredContent.error``: code, message, fields."""

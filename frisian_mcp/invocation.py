@@ -31,6 +31,7 @@ from rest_framework.views import APIView
 
 from frisian_mcp import collisions, references, routing
 from frisian_mcp.exceptions import ToolError
+from frisian_mcp.hooks import call_hooks
 from frisian_mcp.outcomes import Answer, busy, refused_query, unavailable
 from frisian_mcp.pagination import tool_pagination
 from frisian_mcp.tools import Tool
@@ -73,7 +74,7 @@ def run(tool: Tool, call: Call, context: CallContext) -> Answer:
         match = urls.ResolverMatch(endpoint.callback, (), dict(endpoint.fixed_kwargs))
     view = _view(endpoint, request, match.kwargs, call.body if preset else None)
     writes = endpoint.method in _WRITES
-    handler = _Handler(view, tool, call, writes)
+    handler = _Handler(view, tool, call, writes, context)
     model = tool.model
     using = router.db_for_write(model) if model is not None else DEFAULT_DB_ALIAS
     own = call.bulk or call.validate_only
@@ -201,8 +202,10 @@ def _is_busy(exc: db.DatabaseError | db.InterfaceError) -> bool:
 class _Handler:
     """The action's handler, wrapped for what a tool call adds to it."""
 
-    def __init__(self, view: Any, tool: Tool, call: Call, writes: bool) -> None:
-        self.view, self.tool, self.call = view, tool, call
+    def __init__(
+        self, view: Any, tool: Tool, call: Call, writes: bool, context: CallContext
+    ) -> None:
+        self.view, self.tool, self.call, self.context = view, tool, call, context
         self.entered = False
         self.index: int | None = None
         #: A bulk create's validated items, and its model fields' argument
@@ -249,6 +252,8 @@ class _Handler:
             references.resolve(
                 self.tool.name, self.tool.schema, bodies, view, indexed=many
             )
+        for hook in call_hooks():
+            hook.check_call(self.tool, call, view, self.context)
         if call.bulk:
             return self._bulk(request, *args, **kwargs)
         if call.validate_only:
@@ -284,8 +289,10 @@ class _Handler:
 
 
 def _validate(view: Any, method: str, body: Any) -> Response:
-    """Check a create or update as the view would; never ``perform_*``."""
-    instance = view.get_object() if method in ("PUT", "PATCH") else None
+    """Check a create, update or delete as the view would; never ``perform_*``."""
+    instance = view.get_object() if method in ("PUT", "PATCH", "DELETE") else None
+    if method == "DELETE":
+        return Response({"validated": None, "instance": instance})
     serializer = view.get_serializer(instance, data=body, partial=method == "PATCH")
     serializer.is_valid(raise_exception=True)
     return Response({"validated": serializer.validated_data, "instance": instance})

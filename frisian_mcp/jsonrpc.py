@@ -20,12 +20,13 @@ from typing import Any
 from frisian_mcp import __version__, arguments
 from frisian_mcp.conf import mcp_settings
 from frisian_mcp.exceptions import (
+    InputRequired,
     InternalError,
     InvalidParams,
     InvalidRequest,
     JSONRPCError,
     MethodNotFound,
-    ToolExecutionError,
+    ToolError,
     ToolInputError,
 )
 from frisian_mcp.invocation import release_if_lost
@@ -36,9 +37,11 @@ from frisian_mcp.parsers import (
     envelope,
     parse,
     readable_id,
+    safe_method,
 )
 from frisian_mcp.registry import ToolRegistry, get_registry
 from frisian_mcp.revisions import (
+    CLIENT_CAPABILITIES_META,
     REVISIONS,
     SERVER_INFO_META,
     SUPPORTED_VERSIONS,
@@ -54,19 +57,18 @@ __all__ = [
     "handle",
     "internal_error",
     "last_resort",
-    "request_id",
 ]
 
 logger = logging.getLogger("frisian_mcp")
+_CLIENT_INFO_META = "io.modelcontextprotocol/clientInfo"
 
 
 @dataclass(frozen=True)
 class Reply:
     """An HTTP status and a JSON body (``None``: 202 Accepted, no body).
 
-    ``modern``: the answer to a 2026-07-28 request, whose SSE streams are
-    not resumable and so carry no event ids. ``headers``: what the error of
-    a single message adds (a ``WWW-Authenticate`` challenge).
+    ``modern``: a 2026-07-28 answer (its SSE streams carry no event ids);
+    ``headers``: what a single message's error adds (``WWW-Authenticate``).
     """
 
     status: int
@@ -83,18 +85,25 @@ def handle(
     header_version: str | None = None,
     registry: Callable[[], ToolRegistry] = get_registry,
 ) -> Reply:
-    """Answer one POSTed body: a message, or a batch under 2025-03-26."""
-    headers = headers or {}
-    header_version = header_version or headers.get("MCP-Protocol-Version")
+    """Answer one body: a message, or a batch under 2025-03-26.
+
+    ``headers``: the HTTP request's; ``None`` for a transport without
+    (stdio), where 2026-07-28's mirrored headers do not apply.
+    """
+    if headers is not None:
+        header_version = header_version or headers.get("MCP-Protocol-Version")
+    context.exchange.context = context
     try:
         message = parse(payload, mcp_settings.MAX_JSON_DEPTH)
     except BodyError as refused:
+        context.exchange.outcome = refused.error.outcome
         return Reply(
             refused.error.http_status, error_body(refused.request_id, refused.error)
         )
     try:
         version = select(message, header_version)
     except JSONRPCError as exc:
+        context.exchange.outcome = exc.outcome
         return Reply(exc.http_status, error_body(readable_id(message), exc))
     context.protocol_version = version
     exchange = _Exchange(context, registry, headers, REVISIONS[version])
@@ -104,15 +113,6 @@ def handle(
     return Reply(
         status, body, modern=exchange.revision.stateless, headers=exchange.sent
     )
-
-
-def request_id(payload: bytes) -> Any:
-    """The id of a body holding one request, else ``None``: for an error
-    answered outside :func:`handle` once the body was read."""
-    try:
-        return readable_id(parse(payload, mcp_settings.MAX_JSON_DEPTH))
-    except BodyError as refused:
-        return refused.request_id
 
 
 def error_body(request_id: Any, exc: JSONRPCError) -> JSONObject:
@@ -163,7 +163,7 @@ class _Exchange:
         self,
         context: CallContext,
         registry: Callable[[], ToolRegistry],
-        headers: Mapping[str, str],
+        headers: Mapping[str, str] | None,
         revision: Revision,
     ) -> None:
         self.context = context
@@ -188,8 +188,10 @@ class _Exchange:
             isinstance(m, dict) and m.get("method") == "initialize" for m in messages
         ):
             problem = "initialize must not be part of a batch."
+        self.context.exchange.method = "batch"
         if problem is not None:
             exc = InvalidRequest(f"Invalid request: {problem}")
+            self.note(exc)
             return Reply(exc.http_status, error_body(None, exc))
         answers = [self.message(m)[1] for m in messages]
         responses = [a for a in answers if a is not None]
@@ -197,13 +199,17 @@ class _Exchange:
 
     def message(self, message: Any) -> tuple[int, JSONObject | None]:
         """HTTP status and response for one message (``None``: nothing to say)."""
-        stateless = self.revision.stateless
+        stateless, exchange = self.revision.stateless, self.context.exchange
         try:
             method, request_id, params = envelope(message)
         except JSONRPCError as exc:
+            self.note(exc)
             return (400 if stateless else exc.http_status), error_body(
                 readable_id(message), exc
             )
+        if exchange.method != "batch":
+            exchange.method = safe_method(method) if method else None
+            exchange.request_id = None if request_id is NOTIFICATION else request_id
         if request_id is NOTIFICATION or (method is None and not stateless):
             # Notifications and client responses need no answer (JSON-RPC
             # 2.0 §4.1); a stateless server sends no requests to answer.
@@ -215,12 +221,15 @@ class _Exchange:
                 )
             if stateless:
                 check_modern(method, params, self.headers)
+                meta = params["_meta"]
+                self.client(meta.get(_CLIENT_INFO_META), meta[CLIENT_CAPABILITIES_META])
             if method not in self.revision.methods:
                 raise MethodNotFound(
-                    f"Method not found: {_safe_method(method)}.",
+                    f"Method not found: {safe_method(method)}.",
                     http_status=404 if stateless else 0,
                 )
         except JSONRPCError as exc:
+            self.note(exc)
             return exc.http_status, error_body(request_id, exc)
         return self.answer(method, request_id, params)
 
@@ -230,32 +239,42 @@ class _Exchange:
         """Run one method: its result, or its error, with the HTTP status."""
         try:
             result = getattr(self, method.replace("/", "_"))(params)
-        except ToolExecutionError as exc:
-            result = self.tool_result(exc.payload(), is_error=True)
-        except ToolInputError as exc:
-            if (
+        except ToolError as exc:
+            self.note(exc)
+            # 2025-11-25 server/tools "Error Handling" (SEP-1303): input
+            # errors may be results the model can read.
+            if isinstance(exc, ToolInputError) and not (
                 mcp_settings.INPUT_ERROR_STYLE == "tool_result"
                 and method == "tools/call"
                 and exc.code != ErrorCode.UNKNOWN_TOOL
             ):
-                # 2025-11-25 server/tools "Error Handling" (SEP-1303): input
-                # errors as results the model can read; an unknown tool
-                # stays a protocol error.
-                result = self.tool_result(exc.payload(), is_error=True)
-            else:
                 data = {k: v for k, v in exc.payload().items() if k != "message"}
                 wire = InvalidParams(exc.message, data=data)
                 return 200, error_body(request_id, wire)
+            result = self.tool_result(exc.payload(), is_error=True)
+        except InputRequired as exc:
+            # 2026-07-28 basic/patterns/mrtr: the client answers and retries.
+            self.note("input_required")
+            result = {"resultType": "input_required", "requestState": exc.request_state}
+            result["inputRequests"] = exc.input_requests
         except JSONRPCError as exc:
             self.sent = exc.headers
+            self.note(exc)
             return exc.http_status, error_body(request_id, exc)
         except Exception:  # the last resort: logged, -32603
-            internal = internal_error(f"in {_safe_method(method)}")
+            internal = internal_error(f"in {safe_method(method)}")
+            self.note(internal)
             return internal.http_status, error_body(request_id, internal)
         if self.revision.stateless:
-            result["resultType"] = "complete"
+            result.setdefault("resultType", "complete")
             result["_meta"] = {SERVER_INFO_META: self.server_info()}
         return 200, {"jsonrpc": "2.0", "id": request_id, "result": result}
+
+    def note(self, failure: JSONRPCError | ToolError | str) -> None:
+        """Keep a request's first failure as the audit's ``outcome``."""
+        exchange = self.context.exchange
+        if exchange.outcome is None:
+            exchange.outcome = failure if isinstance(failure, str) else failure.outcome
 
     # -- methods (named after the JSON-RPC method, "/" as "_") ---------------
 
@@ -269,6 +288,7 @@ class _Exchange:
             requested if requested in SUPPORTED_VERSIONS else SUPPORTED_VERSIONS[-1]
         )
         self.context.protocol_version = version
+        self.client(params.get("clientInfo"), params.get("capabilities"))
         self.revision = REVISIONS[version]
         result: JSONObject = {
             "protocolVersion": version,
@@ -314,16 +334,19 @@ class _Exchange:
             raise InvalidParams(
                 "Invalid params: tools/call needs a tool name in params.name."
             )
-        args = params.get("arguments")
-        if args is None:
-            args = {}
+        args = {} if params.get("arguments") is None else params["arguments"]
         if not isinstance(args, dict):
             raise ToolInputError(
                 "Invalid params: arguments must be an object of named arguments.",
                 code=ErrorCode.INVALID_ARGUMENT,
                 tool=name if name in self.registry() else None,
             )
-        structured = self.registry().dispatch(name, args, self.context)
+        registry, context = self.registry(), self.context
+        if name in registry or name in registry.dispatchers:
+            context.exchange.tool = name
+        context.input_responses = params.get("inputResponses")
+        context.request_state = params.get("requestState")
+        structured = registry.dispatch(name, args, context)
         return self.tool_result(structured, is_error=False)
 
     # -- shaping -------------------------------------------------------------
@@ -345,6 +368,12 @@ class _Exchange:
             result["ttlMs"] = mcp_settings.CACHE_TTL_MS
             result["cacheScope"] = "private"
         return result
+
+    def client(self, info: object, capabilities: object) -> None:
+        """Keep what the client says of itself (initialize, 2026-07-28 _meta)."""
+        info = info if isinstance(info, dict) else {}
+        capabilities = capabilities if isinstance(capabilities, dict) else {}
+        self.context.client = {"info": info, "capabilities": capabilities}
 
     def server_info(self) -> JSONObject:
         info: JSONObject = {"name": mcp_settings.SERVER_NAME, "version": __version__}
@@ -369,12 +398,3 @@ def _read_cursor(cursor: object) -> int:
             data={"code": ErrorCode.INVALID_TOKEN.value},
         )
     return offset
-
-
-def _safe_method(method: str) -> str:
-    plain = method.replace("/", "").replace("_", "")
-    return (
-        method
-        if len(method) <= 64 and plain.isascii() and plain.isalnum()
-        else "<method>"
-    )

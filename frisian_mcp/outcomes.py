@@ -124,7 +124,9 @@ def result(
         raise _error(tool, noun, call, answer, known)
     data = answer.data
     if call.validate_only:
-        return _validation(data, len(call.body) if call.bulk else None)
+        report = _validation(data, len(call.body) if call.bulk else None)
+        report["validation"].update(call.notes)
+        return report
     if call.bulk:
         return _bulk(data, pk)
     if kind == Kind.DELETE and data is None:
@@ -366,12 +368,13 @@ def _validation(data: Any, count: int | None) -> JSONObject:
     if count is not None:
         return {"validation": {"valid": True, "action": "create", "count": count}}
     validated, instance = data["validated"], data["instance"]
-    report: JSONObject = {
-        "valid": True,
-        "action": "create" if instance is None else "update",
-        "data": _by_key(validated),
-    }
-    if instance is not None:
+    action = "create" if instance is None else "update"
+    report: JSONObject = {"valid": True, "action": action}
+    if validated is None:  # a delete
+        report.update(action="delete", id=_by_key(instance.pk))
+    else:
+        report["data"] = _by_key(validated)
+    if instance is not None and validated is not None:
         report["id"] = _by_key(instance.pk)
         report["changed_fields"] = [
             name

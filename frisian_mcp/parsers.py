@@ -28,6 +28,8 @@ __all__ = [
     "header_value",
     "parse",
     "readable_id",
+    "request_id",
+    "safe_method",
 ]
 
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
@@ -215,3 +217,22 @@ def _path_to(root: Any, target: _Duplicated) -> str:
                 )
                 stack.append((child, (path + step).lstrip(".")))
     return "<key>"
+
+
+def request_id(payload: bytes, max_depth: int) -> Any:
+    """The id of a body holding one request, else ``None``: for an error
+    answered outside :func:`frisian_mcp.jsonrpc.handle` once the body was read."""
+    try:
+        return readable_id(parse(payload, max_depth))
+    except BodyError as refused:
+        return refused.request_id
+
+
+def safe_method(method: str) -> str:
+    """``method`` if it is short plain text, else ``<method>`` (never echo)."""
+    plain = method.replace("/", "").replace("_", "")
+    return (
+        method
+        if len(method) <= 64 and plain.isascii() and plain.isalnum()
+        else "<method>"
+    )

@@ -12,9 +12,7 @@ from __future__ import annotations
 import difflib
 import functools
 import itertools
-import logging
 import threading
-import time
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -23,19 +21,9 @@ from django.dispatch import receiver
 
 from frisian_mcp import arguments, guards, invocation, outcomes
 from frisian_mcp.conf import mcp_settings
-from frisian_mcp.discovery import (
-    TOOL_NAME_PATTERN,
-    assign_names,
-    get_discovery_backend,
-    selected,
-)
+from frisian_mcp.discovery import assign_names, get_discovery_backend, selected
 from frisian_mcp.dispatchers import DispatcherTool, build_dispatchers
-from frisian_mcp.exceptions import (
-    ConfigurationError,
-    Forbidden,
-    ToolError,
-    ToolInputError,
-)
+from frisian_mcp.exceptions import ConfigurationError, Forbidden, ToolInputError
 from frisian_mcp.schema import SchemaBuilder
 from frisian_mcp.spectacular import excluded, live_filters
 from frisian_mcp.tools import Tool
@@ -49,9 +37,6 @@ from frisian_mcp.types import (
 from frisian_mcp.visibility import BaseStore, Visibility, grant_of
 
 __all__ = ["ToolRegistry", "get_registry", "reset_registry"]
-
-#: One line per ``tools/call``: tool, user id, outcome code and duration.
-call_logger = logging.getLogger("frisian_mcp.calls")
 
 
 class ToolRegistry:
@@ -183,29 +168,7 @@ class ToolRegistry:
     def dispatch(
         self, name: str, args: Mapping[str, Any], context: CallContext
     ) -> JSONObject:
-        """Run one ``tools/call``; return its ``structuredContent``.
-
-        Raises :class:`ToolInputError` for argument problems and
-        :class:`~frisian_mcp.exceptions.ToolExecutionError` when the action
-        ran and failed. Logs one line on ``frisian_mcp.calls``, no values.
-        """
-        started, outcome = time.perf_counter(), "internal_error"
-        try:
-            structured = self._dispatch(name, args, context)
-            outcome = "ok"
-            return structured
-        except ToolError as exc:
-            outcome = exc.code.value
-            raise
-        except Forbidden as exc:
-            outcome = str((exc.data or {}).get("code", "forbidden"))
-            raise
-        finally:
-            _log_call(name, context, outcome, time.perf_counter() - started)
-
-    def _dispatch(
-        self, name: str, args: Mapping[str, Any], context: CallContext
-    ) -> JSONObject:
+        """Run one ``tools/call``: its ``structuredContent``, or a ToolError."""
         if name not in self._tools and name in self.dispatchers:
             seen = self.visible(context)
             if args.get("help") is True:
@@ -338,27 +301,6 @@ class ToolRegistry:
             hint="Call tools/list for the available tools.",
             extra={"suggestions": suggestions},
         )
-
-
-def _log_call(name: str, context: CallContext, outcome: str, seconds: float) -> None:
-    if not call_logger.isEnabledFor(logging.INFO):
-        return
-    tool = name if TOOL_NAME_PATTERN.fullmatch(name) else None
-    user = getattr(context.user, "pk", None)
-    milliseconds = round(seconds * 1000, 1)
-    call_logger.info(
-        "tools/call tool=%s user=%s outcome=%s duration_ms=%.1f",
-        tool or "-",
-        "-" if user is None else user,
-        outcome,
-        milliseconds,
-        extra={
-            "mcp_tool": tool,
-            "mcp_user_id": user,
-            "mcp_outcome": outcome,
-            "mcp_duration_ms": milliseconds,
-        },
-    )
 
 
 _registry: ToolRegistry | None = None

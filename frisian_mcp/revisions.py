@@ -99,8 +99,13 @@ def unsupported(requested: str) -> UnsupportedProtocolVersion:
     )
 
 
-def check_modern(method: str, params: JSONObject, headers: Mapping[str, str]) -> None:
-    """Refuse a 2026-07-28 request whose ``_meta``, headers or version fail."""
+def check_modern(
+    method: str, params: JSONObject, headers: Mapping[str, str] | None
+) -> None:
+    """Refuse a 2026-07-28 request whose ``_meta``, headers or version fail.
+
+    ``headers`` ``None``: a transport without headers (stdio).
+    """
     meta = params.get("_meta")
     meta = meta if isinstance(meta, dict) else {}
     version = meta.get(MODERN_VERSION_META)
@@ -120,7 +125,7 @@ def check_modern(method: str, params: JSONObject, headers: Mapping[str, str]) ->
     if method == "tools/call":
         mirrored.append(("Mcp-Name", params.get("name")))
     for header, expected in mirrored:
-        if header_value(headers.get(header)) != expected:
+        if headers is not None and header_value(headers.get(header)) != expected:
             raise HeaderMismatch(
                 f"Header mismatch: the {header} header must be present and "
                 "equal the request body's value (Base64-encoded as "

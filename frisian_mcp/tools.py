@@ -15,6 +15,7 @@ from typing import Any, cast
 from django.db import models
 
 from frisian_mcp.conf import mcp_settings
+from frisian_mcp.hooks import call_hooks
 from frisian_mcp.schema import SchemaBuilder, ToolSchema
 from frisian_mcp.types import ACTIONS, Endpoint, Kind, ToolAnnotations, ToolDefinition
 
@@ -56,8 +57,10 @@ class Tool:
         if not self._built:
             with self.lock:
                 if not self._built:
-                    self._schema = self.builder.build(self.endpoint, self.path_prefix)
-                    self._built = True
+                    schema = self.builder.build(self.endpoint, self.path_prefix)
+                    for hook in call_hooks():
+                        schema = schema and hook.map_schema(self, schema)
+                    self._schema, self._built = schema, True
         return self._schema
 
     @property

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import enum
 import re
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
@@ -26,6 +27,7 @@ __all__ = [
     "CallToolResult",
     "Endpoint",
     "ErrorCode",
+    "Exchange",
     "FieldError",
     "JSONObject",
     "Kind",
@@ -63,6 +65,8 @@ class ErrorCode(enum.StrEnum):
     BUSY = "busy"
     UNAVAILABLE = "unavailable"
     REQUEST_REJECTED = "request_rejected"
+    CONFIRMATION_REQUIRED = "confirmation_required"
+    CONFIRMATION_DECLINED = "confirmation_declined"
     INTERNAL_ERROR = "internal_error"
 
 
@@ -227,12 +231,36 @@ class SchemaProblem:
 
 
 @dataclass
+class Exchange:
+    """What one request to the endpoint did, for the audit (docs/audit.md).
+
+    Filled in as the request goes: the caller's ``context`` once known (or
+    the ``scheme`` of credentials refused), then the JSON-RPC method, tool,
+    id and ``outcome`` (``None``: ok); ``rows`` is the audit's to count.
+    """
+
+    transport: str
+    started: float = field(default_factory=time.perf_counter)
+    context: CallContext | None = None
+    scheme: str | None = None
+    method: str | None = None
+    tool: str | None = None
+    request_id: Any = None
+    outcome: str | None = None
+    status: int | None = None
+    rows: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
 class CallContext:
     """Who calls, over which HTTP request, in which protocol version.
 
     ``user``/``auth`` come from the endpoint's DRF authenticators,
     ``authenticator`` is the one that recognised the caller and
-    ``session_user`` what Django's middleware found before.
+    ``session_user`` what Django's middleware found before. ``client`` is
+    what the client said of itself (``info``, ``capabilities``) where the
+    request carries it (initialize, 2026-07-28 ``_meta``, a stdio session);
+    ``input_responses``/``request_state`` are an MRTR retry's.
     """
 
     request: HttpRequest
@@ -241,6 +269,10 @@ class CallContext:
     authenticator: Any = None
     session_user: Any = None
     protocol_version: str = "2025-03-26"
+    client: JSONObject = field(default_factory=dict)
+    input_responses: JSONObject | None = None
+    request_state: str | None = None
+    exchange: Exchange = field(default_factory=lambda: Exchange("python"))
 
     @property
     def is_authenticated(self) -> bool:
@@ -290,6 +322,8 @@ class Call:
     #: quote, and the names one may (frisian_mcp.redaction).
     arguments: Mapping[str, Any] = field(default_factory=dict)
     input_schema: Mapping[str, Any] = field(default_factory=dict)
+    #: What call hooks add to a ``mode: "validate"`` report.
+    notes: JSONObject = field(default_factory=dict)
 
 
 class TextContent(TypedDict):

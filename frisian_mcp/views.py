@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import uuid
+from http import HTTPStatus
 from typing import Any, cast
 from urllib.parse import urlsplit
 
@@ -30,10 +31,10 @@ from rest_framework import exceptions as drf_exceptions
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
 
-from frisian_mcp import jsonrpc
+from frisian_mcp import hooks, jsonrpc, parsers
 from frisian_mcp.conf import mcp_settings
-from frisian_mcp.exceptions import InvalidRequest, JSONRPCError
-from frisian_mcp.types import CallContext
+from frisian_mcp.exceptions import InvalidRequest, JSONRPCError, plain_name
+from frisian_mcp.types import CallContext, Exchange
 
 __all__ = ["MCPView"]
 
@@ -84,17 +85,22 @@ class MCPView(View):
         """Check Origin on every request, then route by method.
 
         Whatever fails unexpectedly on the way is a JSON-RPC -32603 with a
-        correlation id (:func:`jsonrpc.last_resort`). Every answer to an
-        allowed origin, errors too, grants it CORS.
+        correlation id (:func:`jsonrpc.last_resort`); hooks.exchange frames it.
+        Every answer to an allowed origin, errors too, grants it CORS.
         """
-        response = cast(
-            HttpResponseBase,
-            jsonrpc.last_resort(
-                lambda: self._guarded(request, *args, **kwargs),
-                lambda error: _error(500, error),
-                "at the MCP endpoint",
-            ),
-        )
+        with hooks.exchange("http") as self.exchange:
+            response = cast(
+                HttpResponseBase,
+                jsonrpc.last_resort(
+                    lambda: self._guarded(request, *args, **kwargs),
+                    lambda error: _error(500, error),
+                    "at the MCP endpoint",
+                ),
+            )
+            status = self.exchange.status = response.status_code
+            if self.exchange.outcome is None and status >= 400:
+                phrase = HTTPStatus(status).phrase  # refused before JSON-RPC
+                self.exchange.outcome = phrase.lower().replace(" ", "_")
         if self.granted_origin is not None:
             response["Access-Control-Allow-Origin"] = self.granted_origin
             response["Access-Control-Expose-Headers"] = _CORS_EXPOSED
@@ -179,7 +185,7 @@ class MCPView(View):
 
     def _answer(self, request: HttpRequest, body: bytes) -> HttpResponse:
         """Authenticate the caller, then answer the body."""
-        auth_failure, context = _authenticate(request)
+        auth_failure, context = _authenticate(request, self.exchange)
         if auth_failure is not None:
             return auth_failure
         reply = jsonrpc.handle(body, context, headers=request.headers)
@@ -224,7 +230,9 @@ def origin_allowed(origin: str, request: HttpRequest) -> bool:
     return parts.scheme == request.scheme and parts.netloc.lower() == own_host.lower()
 
 
-def _authenticate(request: HttpRequest) -> tuple[HttpResponse | None, CallContext]:
+def _authenticate(
+    request: HttpRequest, exchange: Exchange
+) -> tuple[HttpResponse | None, CallContext]:
     """Identify the caller with DRF authenticators; refuse when required.
 
     401 carries the authenticators' challenges in ``WWW-Authenticate``;
@@ -245,27 +253,29 @@ def _authenticate(request: HttpRequest) -> tuple[HttpResponse | None, CallContex
     try:
         user, auth = drf_request.user, drf_request.auth
     except drf_exceptions.APIException as exc:
-        return _refusal(exc, authenticators, drf_request), CallContext(
-            request=request, user=None
-        )
-    if mcp_settings.REQUIRE_AUTHENTICATION and not getattr(
-        user, "is_authenticated", False
-    ):
-        refusal = _refusal(
-            drf_exceptions.NotAuthenticated(), authenticators, drf_request
-        )
-        return refusal, CallContext(request=request, user=None)
+        refused: drf_exceptions.APIException | None = exc
+    else:
+        anonymous = not getattr(user, "is_authenticated", False)
+        required = mcp_settings.REQUIRE_AUTHENTICATION and anonymous
+        refused = drf_exceptions.NotAuthenticated() if required else None
+    if refused is not None:
+        refusal = _refusal(refused, authenticators, drf_request, exchange)
+        return refusal, CallContext(request=request, user=None, exchange=exchange)
     return None, CallContext(
         request=request,
         user=user,
         auth=auth,
         authenticator=drf_request.successful_authenticator,
         session_user=session_user,
+        exchange=exchange,
     )
 
 
 def _refusal(
-    exc: drf_exceptions.APIException, authenticators: list[Any], drf_request: Request
+    exc: drf_exceptions.APIException,
+    authenticators: list[Any],
+    drf_request: Request,
+    exchange: Exchange,
 ) -> HttpResponse:
     challenge = _challenge(authenticators, drf_request)
     credentials = isinstance(
@@ -273,6 +283,8 @@ def _refusal(
     )
     status = 401 if credentials and challenge else 403
     code = "not_authenticated" if credentials else "permission_denied"
+    scheme = drf_request.META.get("HTTP_AUTHORIZATION", "").partition(" ")[0]
+    exchange.outcome, exchange.scheme = code, plain_name(scheme)  # not credentials
     title = "Unauthorized" if status == 401 else "Forbidden"
     message = f"{title}: {_auth_message(exc)}"
     response = _error(status, InvalidRequest(message, data={"code": code}))
@@ -351,7 +363,7 @@ def _render(
 
 def _error(status: int, exc: JSONRPCError, body: bytes | None = None) -> HttpResponse:
     """``exc`` as the answer; with the id of the request ``body`` if read."""
-    request_id = jsonrpc.request_id(body) if body else None
+    request_id = parsers.request_id(body, mcp_settings.MAX_JSON_DEPTH) if body else None
     return _render(status, jsonrpc.error_body(request_id, exc))
 
 
@@ -364,11 +376,9 @@ def _too_large(limit: int) -> HttpResponse:
 
 
 def _length_required() -> StreamingHttpResponse:
-    """411 for a body the server did not delimit; the connection is closed,
-    or its unread body would be read as the next request (smuggling). PEP
-    3333 forbids ``Connection: close`` to an application; without a
-    Content-Length the server closes it itself (Django's runserver does).
-    """
+    """411 with no Content-Length, so the server closes the connection
+    (PEP 3333 forbids ``Connection: close``): its unread body must never be
+    read as the next request (smuggling)."""
     error = InvalidRequest(
         "Length required: this server cannot read a chunked body; send Content-Length."
     )
@@ -384,8 +394,6 @@ def _accepted() -> HttpResponse:
 
 
 def _method_not_allowed() -> HttpResponse:
-    response = _refuse(
-        405, "Method not allowed: this endpoint takes POST only (stateless)."
-    )
+    response = _refuse(405, "Method not allowed: this endpoint takes POST only.")
     response["Allow"] = _ALLOWED_METHODS
     return response

@@ -193,3 +193,13 @@ def test_w003_a_broken_tool_is_named_and_the_rest_still_listed() -> None:
     call_command("frisian_mcp_tools", stdout=out, stderr=err)
     assert "BrokenViewSet.create: AttributeError" in err.getvalue()
     assert "contacts__create" in out.getvalue()
+
+
+@override_settings(
+    FRISIAN_MCP={
+        "REQUIRE_AUTHENTICATION": False,
+        "CALL_HOOKS": ["collections.OrderedDict"],
+    }
+)
+def test_e012_call_hooks_must_be_hook_classes() -> None:
+    assert ids(check_settings()) == ["frisian_mcp.E012"]

@@ -26,7 +26,7 @@ from typing import Any
 import anyio
 import httpx2
 import pytest
-from mcp import Client
+from mcp import Client, types
 from mcp.client.streamable_http import streamable_http_client
 
 from demo_project.management.commands.seed_demo import DEMO_TOKEN
@@ -50,8 +50,13 @@ class LiveServer:
         self.log = log
         self.url = ""
 
-    def run(self, body: Callable[[Client], Awaitable[None]], mode: str) -> None:
-        """Run ``body`` with a connected client; show the server log on failure."""
+    def run(
+        self, body: Callable[[Client], Awaitable[None]], mode: str, **options: Any
+    ) -> None:
+        """Run ``body`` with a connected client; show the server log on failure.
+
+        ``options`` go to ``Client`` (an ``elicitation_callback``, say).
+        """
 
         async def main() -> None:
             with anyio.fail_after(30):
@@ -61,7 +66,7 @@ class LiveServer:
                         headers={"Authorization": f"Token {DEMO_TOKEN}"}
                     ),
                 )
-                async with Client(transport, mode=mode) as client:
+                async with Client(transport, mode=mode, **options) as client:
                     await body(client)
 
         try:
@@ -148,7 +153,12 @@ def test_contact_lifecycle(live: LiveServer, mode: str) -> None:
         assert not result.is_error, result
         assert _payload(result) == {**created, **full}
 
+        # The demo asks for confirmation before a delete (docs/safety.md).
         result = await client.call_tool("contacts__destroy", key)
+        asked = _payload(result)["error"]
+        assert asked["code"] == "confirmation_required", result
+        confirmed = {**key, "confirm": asked["confirm"]}
+        result = await client.call_tool("contacts__destroy", confirmed)
         assert not result.is_error, result
 
         result = await client.call_tool("contacts__retrieve", key)
@@ -156,6 +166,39 @@ def test_contact_lifecycle(live: LiveServer, mode: str) -> None:
         assert _payload(result)["error"]["code"] == "not_found"
 
     live.run(body, mode)
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+@pytest.mark.parametrize("accept", [True, False])
+def test_a_client_that_elicits_confirms_a_delete(
+    live: LiveServer, mode: str, accept: bool
+) -> None:
+    """2026-07-28 asks the person (MRTR); the stateless handshake era cannot,
+    and answers with a token the agent sends back (docs/safety.md)."""
+    asked: list[str] = []
+
+    async def elicit(context: Any, params: types.ElicitRequestParams) -> Any:
+        asked.append(params.message)
+        if accept:
+            return types.ElicitResult(action="accept", content={"confirm": True})
+        return types.ElicitResult(action="decline")
+
+    async def body(client: Client) -> None:
+        new = {"email": f"grace.{mode}.{accept}@example.com", "first_name": "Grace"}
+        key = {"id": _payload(await client.call_tool("contacts__create", new))["id"]}
+        result = await client.call_tool("contacts__destroy", key)
+        if mode == "legacy":
+            assert not asked
+            assert _payload(result)["error"]["code"] == "confirmation_required"
+            return
+        assert asked == ["Delete contact «Grace»?"]
+        assert result.is_error is not accept, result
+        if not accept:
+            assert _payload(result)["error"]["code"] == "confirmation_declined"
+        found = await client.call_tool("contacts__retrieve", key)
+        assert found.is_error is accept, found
+
+    live.run(body, mode, elicitation_callback=elicit)
 
 
 def test_auto_mode_adopts_the_modern_revision(live: LiveServer) -> None:
