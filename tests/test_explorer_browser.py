@@ -206,6 +206,32 @@ def test_raw_json_is_sent_instead_of_the_form(
 def test_run_on_a_destructive_tool_asks_first(
     demo: str, context: BrowserContext
 ) -> None:
+    """A destructive tool the server does not confirm: the page asks."""
+    made = rest(demo, "POST", "contacts/", json={"email": "kept@example.org"}).json()
+    page = log_in(context, demo, "demo")
+    detail = open_tool(page, "contacts__partial_update")
+    detail.locator("details.raw > summary").click()
+    detail.locator("textarea.raw-json").fill(
+        json.dumps({"id": made["id"], "notes": "changed"})
+    )
+    detail.locator("button.run").click()
+    confirm = detail.locator(".confirm")
+    expect(confirm).to_be_visible()
+    expect(confirm.locator(".confirm-text")).to_contain_text("is destructive")
+    assert page.evaluate("document.activeElement.className") == "confirm-yes danger"
+    confirm.locator("button.confirm-no").click()
+    expect(confirm).to_be_hidden()
+    assert rest(demo, "GET", f"contacts/{made['id']}/").json()["notes"] == ""
+    detail.locator("button.run").click()
+    confirm.locator("button.confirm-yes").click()
+    expect(detail.locator(".outcome h3")).to_have_text("Result")
+    assert rest(demo, "GET", f"contacts/{made['id']}/").json()["notes"] == "changed"
+
+
+def test_a_tool_the_server_confirms_asks_once_with_its_summary(
+    demo: str, context: BrowserContext
+) -> None:
+    """The demo confirms every destroy (contrib.confirm): one question, the server's."""
     made = rest(demo, "POST", "contacts/", json={"email": "gone@example.org"}).json()
     page = log_in(context, demo, "demo")
     detail = open_tool(page, "contacts__destroy")
@@ -213,6 +239,10 @@ def test_run_on_a_destructive_tool_asks_first(
     detail.locator("button.run").click()
     confirm = detail.locator(".confirm")
     expect(confirm).to_be_visible()
+    expect(detail.locator(".outcome h3")).to_have_text(
+        "The server asks for a confirmation"
+    )
+    expect(confirm.locator(".confirm-text")).to_contain_text("Delete")
     assert page.evaluate("document.activeElement.className") == "confirm-yes danger"
     screenshot(page, "07-confirm-destroy", full=True)
     assert rest(demo, "GET", f"contacts/{made['id']}/").status_code == 200
@@ -386,8 +416,7 @@ def test_a_servers_confirmation_is_asked_and_sent_back(
     detail.locator("#contacts__destroy--id").fill(
         "00000000-0000-0000-0000-000000000001"
     )
-    detail.locator("button.run").click()
-    detail.locator("button.confirm-yes").click()  # the page's own question
+    detail.locator("button.run").click()  # the server confirms: no question yet
     expect(detail.locator(".confirm-text")).to_have_text(
         "Delete contact Ada Lovelace? 0 rows depend on it."
     )

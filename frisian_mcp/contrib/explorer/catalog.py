@@ -81,6 +81,7 @@ class Detail:
     fields: list[FormField]
     validates: bool
     paged: bool
+    server_confirms: bool
     example: str
     arguments: str
     input_schema: str
@@ -132,6 +133,7 @@ def detail(registry: ToolRegistry, context: CallContext, name: str) -> Detail | 
         fields=form_fields(schema.input_schema),
         validates="mode" in properties,
         paged="continuation_token" in properties,
+        server_confirms="confirm" in properties,
         example=_pretty(
             {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": call}
         ),

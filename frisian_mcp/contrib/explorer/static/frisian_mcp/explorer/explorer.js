@@ -220,7 +220,9 @@
 
   /* -- Validate and Run ----------------------------------------------------- */
   function run(detail) {
-    if (!detail.hasAttribute("data-destructive")) {
+    // A tool the server confirms (contrib.confirm) asks with its own
+    // summary of what the call would do: asking here too would ask twice.
+    if (!detail.hasAttribute("data-destructive") || detail.hasAttribute("data-server-confirms")) {
       start(detail, "execute");
       return;
     }
