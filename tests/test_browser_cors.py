@@ -18,14 +18,12 @@ origin is refused before its request is sent.
 from __future__ import annotations
 
 import json
-import os
 import threading
 import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
@@ -33,23 +31,13 @@ import httpx
 import pytest
 
 from demo_project.management.commands.seed_demo import DEMO_TOKEN
+from tests import browser
 from tests.live import demo_database, free_port, serve
 from tests.oauth_as_support import pkce_pair
 
-playwright_api = pytest.importorskip("playwright.sync_api")
 
 pytestmark = [pytest.mark.live, pytest.mark.browser]
 
-CHROMIUM = Path("/usr/bin/chromium")
-#: No sandbox (root in CI), no GPU, no calls home on a closed network.
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 #: The Inspector's port, one of the origins the demo allows.
 INSPECTOR_PORT = 6274
 PROTOCOL = "2025-11-25"
@@ -83,19 +71,8 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def chromium() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        message = "Debian's chromium is not installed: apt-get install -y chromium"
-        if os.environ.get("FRISIAN_MCP_REQUIRE_BROWSER"):
-            pytest.fail(message)
-        pytest.skip(message)
-    with playwright_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True, args=FLAGS
-        )
-        try:
-            yield browser
-        finally:
-            browser.close()
+    with browser.chromium() as launched:
+        yield launched
 
 
 class _Page(BaseHTTPRequestHandler):
