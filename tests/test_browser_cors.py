@@ -35,7 +35,6 @@ from tests import browser
 from tests.live import demo_database, free_port, serve
 from tests.oauth_as_support import pkce_pair
 
-
 pytestmark = [pytest.mark.live, pytest.mark.browser]
 
 #: The Inspector's port, one of the origins the demo allows.
