@@ -6,11 +6,10 @@ Run from the repository root::
 
 Each process is fresh (``DJANGO_SETTINGS_MODULE=tests.settings_scale``, the
 flat layout, so every tool is listed): it sets Django up, discovers the tools
-(``get_registry()``, what ``warm_up()`` does at worker start; timed apart),
+(``warm_up()``, what a worker does at start, ADR 0019; timed apart),
 then times the server side of the page: the endpoint's view called with a
-browser's GET, as a logged-in superuser, from the first request (nothing
-built or cached yet: it also fills Django's URL reverse map and probes every
-tool's permissions) to ``--warm`` more; then a quarter as many with the
+browser's GET, as a logged-in superuser, from the first request (the
+caller's visible tools not cached yet: it probes every tool's permissions) to ``--warm`` more; then a quarter as many with the
 shared cache cleared first (the caller's visible tools probed again, as
 when ``CACHE_TTL_MS`` has passed); then the first opening of one tool's
 details (which builds that tool's schema). The goal: the page in
@@ -41,7 +40,7 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.test import RequestFactory, override_settings
-from frisian_mcp.registry import get_registry
+from frisian_mcp.warmup import warm_up
 from frisian_mcp.views import MCPView
 
 warm = int(sys.argv[1])
@@ -62,7 +61,7 @@ def get(query=""):
 
 with override_settings(FRISIAN_MCP=options):
     started = time.perf_counter()
-    get_registry()
+    warm_up()
     discovery = (time.perf_counter() - started) * 1000
     first, response = get()
     listed = response.content.count(b'<li class="tool"')

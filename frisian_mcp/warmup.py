@@ -23,7 +23,7 @@ logger = logging.getLogger("frisian_mcp")
 
 
 def warm_up() -> None:
-    """Import the URLconf, discover the tools, build the first listing page.
+    """Import the URLconf, fill its reverse map, discover the tools, build the first listing page.
 
     What the first ``initialize`` and ``tools/list`` of a process would
     otherwise do: import the project's URLconf (and with it the endpoint's
@@ -34,7 +34,12 @@ def warm_up() -> None:
     whose endpoints cannot be discovered is logged and left to the first
     request, which reports it as it always has.
     """
-    get_resolver().url_patterns  # noqa: B018 - imports the URLconf
+    resolver = get_resolver()
+    resolver.url_patterns  # noqa: B018 - imports the URLconf
+    # Django fills its reverse map on a process's first reverse(): every
+    # tool's REST URL and the explorer's page need it, and with a thousand
+    # routes it takes hundreds of milliseconds.
+    resolver.reverse_dict  # noqa: B018
     try:
         registry = get_registry()
     except (HostError, ImproperlyConfigured) as exc:  # the URLconf, a backend

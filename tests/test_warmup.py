@@ -14,6 +14,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.db import connection
 from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
+from django.urls import clear_url_caches, get_resolver
 
 from frisian_mcp import registry
 from frisian_mcp.discovery import URLConfDiscoveryBackend
@@ -59,6 +60,16 @@ def test_after_warm_up_the_first_listing_page_builds_nothing(
     page = client.request("tools/list", {})
     assert len(page["tools"]) == 10
     assert count_builds == []
+
+
+@override_settings(**DEMO)
+def test_warm_up_fills_the_urlconfs_reverse_map() -> None:
+    """A process's first reverse() (REST URLs, the explorer's page) fills
+    Django's reverse map: hundreds of ms with a thousand routes (ADR 0019)."""
+    clear_url_caches()
+    assert not get_resolver()._populated
+    warm_up()
+    assert get_resolver()._populated
 
 
 @pytest.mark.django_db
