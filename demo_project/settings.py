@@ -59,6 +59,8 @@ INSTALLED_APPS = [
     "frisian_mcp.contrib.audit",
     "frisian_mcp.contrib.stdio",
     "frisian_mcp.contrib.cleanup",
+    # Dispatcher tools when the API grows past DISPATCHER_THRESHOLD tools.
+    "frisian_mcp.contrib.dispatchers",
     "oauth2_provider",
     "demo_project",
     "demo_project.contacts",

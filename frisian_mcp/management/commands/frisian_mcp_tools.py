@@ -39,7 +39,7 @@ class Command(BaseCommand):
         )
         parser.add_argument(
             "--layout",
-            choices=("flat", "dispatcher"),
+            choices=("flat", "dispatcher"),  # "dispatcher": its app installed
             help="Show this layout instead of the configured TOOL_LAYOUT.",
         )
 
@@ -87,13 +87,9 @@ class Command(BaseCommand):
     def _print_table(
         self, registry: ToolRegistry, layout: str, definitions: list[Any]
     ) -> None:
-        if layout == "dispatcher":
-            for dispatcher in registry.dispatchers.values():
-                self.stdout.write(
-                    f"{dispatcher.name}  (dispatcher: {len(dispatcher.routes)} resources)"
-                )
-                for resource, actions in sorted(dispatcher.routes.items()):
-                    self.stdout.write(f"  {resource}: {', '.join(sorted(actions))}")
+        arranged = registry.arranged(layout)
+        if arranged is not None:
+            self.stdout.write("\n".join(arranged.describe()))
             return
         width = max((len(tool.name) for tool in registry), default=10)
         for tool in registry:
