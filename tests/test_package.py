@@ -85,7 +85,7 @@ CONTRIB = CORE / "contrib"
 FEATURE_LINES = 700
 #: Extras over the budget, each with its ceiling until it is cut down:
 #: cleanup moved out whole (every documented option kept, ADR 0021).
-OVER_BUDGET = {"cleanup": 840}
+OVER_BUDGET = {"cleanup": 845}
 
 
 def _imported(tree: ast.AST) -> list[str]:

@@ -23,12 +23,17 @@ from django.db import DatabaseError, connections, models, router, transaction
 from django.db.models.deletion import ProtectedError, RestrictedError
 
 from frisian_mcp.contrib.cleanup.plans import ModelPlan
-from frisian_mcp.exceptions import CleanupError
+from frisian_mcp.exceptions import FrisianMCPError
 
-__all__ = ["STATUSES", "Batch", "Candidate", "CleanupRun", "Scope", "delete_batch"]
-__all__ += ["id_lookup", "id_matches"]
+__all__ = ["STATUSES", "Batch", "Candidate", "CleanupError", "CleanupRun", "Scope"]
+__all__ += ["delete_batch", "id_lookup", "id_matches", "skip_reason"]
 
 logger = logging.getLogger("frisian_mcp.cleanup")
+
+
+class CleanupError(FrisianMCPError):
+    """A cleanup batch would delete more than asked; it is rolled back."""
+
 
 STATUSES = CANDIDATE, DELETED, KEPT, FAILED = ("candidate", "deleted", "kept", "failed")
 FETCH_ROWS = 2000  # rows per round trip of the scan's cursor, at least a batch
@@ -74,6 +79,20 @@ def id_lookup(model: type[models.Model], value: str) -> tuple[bool, Any] | None:
     return (False, value) if value else None
 
 
+def skip_reason(plan: ModelPlan, scope: Scope, using: str) -> str | None:
+    """Why ``plan`` is not scanned on ``using`` for ``scope``, if it is not."""
+    meta = plan.model._meta
+    if plan.skip:
+        return plan.skip
+    if not router.allow_migrate(using, meta.app_label, model_name=meta.model_name):
+        return f"not stored on database {using!r} (database routers)"
+    if (scope.created_after or scope.created_before) and not plan.created_field:
+        return "no creation timestamp for --created-after/--created-before"
+    if scope.ids and all(id_lookup(plan.model, v) is None for v in scope.ids):
+        return "no --id value fits its primary key"
+    return None
+
+
 def id_matches(model: type[models.Model], pk: Any, value: str) -> bool:
     """Whether ``--id value`` selects the row ``pk`` of ``model``."""
     lookup = id_lookup(model, value)
@@ -93,7 +112,6 @@ class CleanupRun:
     delete: bool = False
     batch_size: int = 500
     counts: dict[str, dict[str, int]] = field(default_factory=dict)
-    skipped: dict[str, str] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
     unmatched_ids: list[str] = field(default_factory=list)  # --id values unseen
 
@@ -101,8 +119,7 @@ class CleanupRun:
         """Scan (and delete) plan by plan, yielding each batch as it is handled."""
         self.unmatched_ids = list(self.scope.ids)
         for plan in self.plans:
-            if reason := self._skip_reason(plan):
-                self.skipped[plan.label] = reason
+            if plan.skip:
                 continue
             counts = self.counts[plan.label] = dict.fromkeys(STATUSES, 0)
             for batch in self._scan(plan):
@@ -158,20 +175,6 @@ class CleanupRun:
             self.errors.append(f"{plan.label}: {len(batch)} rows not deleted: {why}")
             return [(batch, FAILED)]
         return [(deleted, DELETED), (kept, KEPT)]
-
-    def _skip_reason(self, plan: ModelPlan) -> str | None:
-        meta, scope = plan.model._meta, self.scope
-        if plan.skip:
-            return plan.skip
-        if not router.allow_migrate(
-            self.using, meta.app_label, model_name=meta.model_name
-        ):
-            return f"not stored on database {self.using!r} (database routers)"
-        if (scope.created_after or scope.created_before) and not plan.created_field:
-            return "no creation timestamp for --created-after/--created-before"
-        if scope.ids and all(id_lookup(plan.model, v) is None for v in scope.ids):
-            return "no --id value fits its primary key"
-        return None
 
     def _scan(self, plan: ModelPlan) -> Iterator[list[Candidate]]:
         """The plan's candidates in scope, in batches: keys and creation times."""

@@ -11,6 +11,7 @@ import datetime as dt
 import json
 import time
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import replace
 from typing import Any
 
 from django.apps import apps
@@ -32,6 +33,7 @@ from frisian_mcp.contrib.cleanup.runs import (
     CleanupRun,
     Scope,
     id_lookup,
+    skip_reason,
 )
 
 __all__ = ["Command", "write_json", "write_table"]
@@ -97,10 +99,8 @@ class Command(BaseCommand):
         if after and before and after >= before:
             raise CommandError("--created-after must be earlier than --created-before.")
         scope = Scope(tuple(options["ids"]), after, before)
-        plans, self.fail_if_found = (
-            _plans(options["model"], scope),
-            options["fail_if_found"],
-        )
+        plans = _plans(options["model"], scope, using)
+        self.fail_if_found = options["fail_if_found"]
         if ask:
             # List, ask, then scan again and delete: rows are re-checked
             # either way, and nothing is held in memory meanwhile.
@@ -172,7 +172,7 @@ def _moment(value: str | None, option: str) -> dt.datetime | None:
     return moment
 
 
-def _plans(labels: Sequence[str], scope: Scope) -> list[ModelPlan]:
+def _plans(labels: Sequence[str], scope: Scope, using: str) -> list[ModelPlan]:
     """The plans for ``--model`` (default: every exposed model), scope checked."""
     exposed = exposed_models()
     names = ", ".join(m._meta.label for m in exposed) or "none"
@@ -203,7 +203,7 @@ def _plans(labels: Sequence[str], scope: Scope) -> list[ModelPlan]:
             f"{', '.join(undated)} has no creation timestamp (an auto_now_add field or "
             "one named created/created_at), so --created-after/--created-before cannot apply."
         )
-    return plans
+    return [replace(p, skip=skip_reason(p, scope, using)) for p in plans]
 
 
 def _progress(err: OutputWrapper, run: CleanupRun) -> Iterator[Batch]:
@@ -246,7 +246,7 @@ def write_table(
     if not outcome:
         return
     for plan in run.plans if verbosity >= 2 else ():
-        out.write(_describe(plan, run.skipped.get(plan.label)))
+        out.write(_describe(plan))
     found = run.total(CANDIDATE)
     if not found:
         out.write(f"No orphaned empty rows found in database {run.using!r}.")
@@ -281,7 +281,7 @@ def write_json(out: OutputWrapper, batches: Iterable[Batch], run: CleanupRun) ->
     counts = {"candidates": run.total(CANDIDATE)}
     counts |= {s: run.total(s) for s in STATUSES[1:]} | {"remaining": run.remaining}
     plans = [
-        {"model": p.label, "skipped": run.skipped.get(p.label)}
+        {"model": p.label, "skipped": p.skip}
         | {"counts": run.counts.get(p.label, {})}
         | p.facts()
         for p in run.plans
@@ -291,9 +291,9 @@ def write_json(out: OutputWrapper, batches: Iterable[Batch], run: CleanupRun) ->
     out.write("\n]," + json.dumps(tail, indent=1)[1:])
 
 
-def _describe(plan: ModelPlan, skipped: str | None) -> str:
-    if skipped:
-        return f"{plan.label}: skipped, {skipped}."
+def _describe(plan: ModelPlan) -> str:
+    if plan.skip:
+        return f"{plan.label}: skipped, {plan.skip}."
     fields = "; ".join(f"{c.name} = {c.description}" for c in plan.checks)
     ignored = "; ".join(f"{name} ({why})" for name, why in plan.ignored) or "none"
     refs = ", ".join(plan.reference_labels) or "none"
