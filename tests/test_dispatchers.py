@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import difflib
 import json
+from io import StringIO
 from pathlib import Path
 from typing import Any
 
 import pytest
+from django.core.management import CommandError, call_command
 from django.test import override_settings
 
 from demo_project.contacts.models import Contact
@@ -331,3 +333,14 @@ def test_auto_stays_flat_without_the_dispatchers_app(
         names = {tool["name"] for tool in mcp.list_tools()}
         assert "contacts__create" in names
         assert "crm" not in names
+
+
+def test_the_tools_command_names_the_missing_layout(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(hooks, "_LAYOUTS", {})
+    with (
+        override_settings(ROOT_URLCONF="demo_project.urls"),
+        pytest.raises(CommandError, match="no installed app offers that layout"),
+    ):
+        call_command("frisian_mcp_tools", "--layout", "dispatcher", stdout=StringIO())

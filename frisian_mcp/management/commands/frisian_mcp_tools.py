@@ -13,7 +13,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from frisian_mcp.exceptions import HostError
+from frisian_mcp.exceptions import ConfigurationError, HostError
 from frisian_mcp.registry import ToolRegistry
 
 __all__ = ["Command"]
@@ -53,7 +53,10 @@ class Command(BaseCommand):
         except HostError as exc:
             raise CommandError(f"Discovery failed: {exc}") from exc
         flat = [tool.definition() for tool in registry]
-        definitions = registry.definitions(layout)
+        try:
+            definitions = registry.definitions(layout)
+        except ConfigurationError as exc:  # a layout no installed app offers
+            raise CommandError(str(exc)) from None
         for problem in registry.problems:
             self.stderr.write(
                 f"Left out {problem.view}.{problem.action}: {problem.error}: "
