@@ -96,7 +96,7 @@ import django
 django.setup()
 from django.core.management import call_command
 from django.core.management.base import CommandError
-from frisian_mcp.orphans import exposed_models
+from frisian_mcp.contrib.cleanup.plans import exposed_models
 exposed_models()  # discovery and tool schemas: once per process, any table size
 ready = time.perf_counter()
 code = 0

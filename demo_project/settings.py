@@ -53,10 +53,14 @@ INSTALLED_APPS = [
     "frisian_mcp.contrib.fleet",
     # The tool explorer: a browser opening /mcp gets the caller's tools.
     "frisian_mcp.contrib.explorer",
-    # Extras (docs/safety.md, docs/audit.md, README "Desktop clients").
+    # Extras (docs/safety.md, docs/audit.md, README "Desktop clients",
+    # docs/cleanup.md).
     "frisian_mcp.contrib.confirm",
     "frisian_mcp.contrib.audit",
     "frisian_mcp.contrib.stdio",
+    "frisian_mcp.contrib.cleanup",
+    # Dispatcher tools when the API grows past DISPATCHER_THRESHOLD tools.
+    "frisian_mcp.contrib.dispatchers",
     "oauth2_provider",
     "demo_project",
     "demo_project.contacts",

@@ -15,4 +15,4 @@ class FrisianMCPConfig(AppConfig):
 
     def ready(self) -> None:
         """Register the system checks; extras in ``contrib`` register their own."""
-        from frisian_mcp import checks  # noqa: F401
+        from frisian_mcp import checks, hooks  # noqa: F401

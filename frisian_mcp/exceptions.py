@@ -5,7 +5,6 @@
     FrisianMCPError
     ├── ConfigurationError (also ImproperlyConfigured)  bad setting or backend
     ├── SchemaError        a serializer field has no mapping (policy RAISE)
-    ├── CleanupError       a cleanup delete that would remove more than asked
     ├── HostError          the host's code raised while frisian_mcp inspected
     │                      it (:func:`host_call`, ADR 0015)
     ├── InputRequired      a call hook needs the client's input first: a
@@ -38,7 +37,6 @@ from frisian_mcp.types import FieldError as FieldProblem
 
 __all__ = [
     "LIST_LIMIT",
-    "CleanupError",
     "ConfigurationError",
     "Forbidden",
     "FrisianMCPError",
@@ -98,10 +96,6 @@ class ConfigurationError(FrisianMCPError, ImproperlyConfigured):
 
 class SchemaError(FrisianMCPError):
     """A serializer field has no JSON Schema mapping under the RAISE policy."""
-
-
-class CleanupError(FrisianMCPError):
-    """A cleanup batch would delete more than asked; it is rolled back."""
 
 
 class HostError(FrisianMCPError):

@@ -107,9 +107,7 @@ def coerce(schema: Mapping[str, Any], args: Mapping[str, Any]) -> dict[str, Any]
 
 
 def _validate(schema: ToolSchema, args: Mapping[str, Any]) -> list[FieldError]:
-    return references.restate(
-        schema, schema_problems(schema.validator, args, schema.fast_check)
-    )
+    return references.restate(schema, schema_problems(schema.validator, args))
 
 
 def _check_undeclared(

@@ -342,7 +342,7 @@ class _Exchange:
                 tool=name if name in self.registry() else None,
             )
         registry, context = self.registry(), self.context
-        if name in registry or name in registry.dispatchers:
+        if registry.knows(name):
             context.exchange.tool = name
         context.input_responses = params.get("inputResponses")
         context.request_state = params.get("requestState")

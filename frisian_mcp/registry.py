@@ -22,8 +22,8 @@ from django.dispatch import receiver
 from frisian_mcp import arguments, guards, invocation, outcomes
 from frisian_mcp.conf import mcp_settings
 from frisian_mcp.discovery import assign_names, get_discovery_backend, selected
-from frisian_mcp.dispatchers import DispatcherTool, build_dispatchers
 from frisian_mcp.exceptions import ConfigurationError, Forbidden, ToolInputError
+from frisian_mcp.hooks import BaseLayout, layout_class
 from frisian_mcp.schema import SchemaBuilder
 from frisian_mcp.spectacular import excluded, live_filters
 from frisian_mcp.tools import Tool
@@ -51,8 +51,7 @@ class ToolRegistry:
         self._tools = dict(sorted(tools.items()))
         self.clashes = list(clashes or [])
         self.builder = builder or SchemaBuilder()
-        self.dispatchers = build_dispatchers(self._tools.values())
-        self._dispatcher_sets: dict[frozenset[str], dict[str, DispatcherTool]] = {}
+        self._layouts: dict[str, BaseLayout] = {}
 
     @classmethod
     def from_settings(cls, *, log: bool = True) -> ToolRegistry:
@@ -87,14 +86,49 @@ class ToolRegistry:
     def __contains__(self, name: object) -> bool:
         return name in self._tools
 
+    def get(self, name: str) -> Tool | None:
+        """The flat tool ``name``, if there is one."""
+        return self._tools.get(name)
+
     @property
     def layout(self) -> str:
-        """``"flat"`` or ``"dispatcher"``: what ``tools/list`` shows."""
+        """What ``tools/list`` shows: ``"flat"``, or a registered layout's name.
+
+        ``"auto"`` is ``"dispatcher"`` above ``DISPATCHER_THRESHOLD`` tools
+        where an installed app offers that layout (docs/index.md, "Large APIs").
+        """
         layout = mcp_settings.TOOL_LAYOUT
         if layout == "auto":
             many = len(self._tools) > mcp_settings.DISPATCHER_THRESHOLD
-            return "dispatcher" if many else "flat"
+            return "dispatcher" if many and layout_class("dispatcher") else "flat"
         return layout
+
+    def arranged(self, layout: str | None = None) -> BaseLayout | None:
+        """The layout object for ``layout`` (default: the configured one).
+
+        ``None`` for the flat layout. Raises ConfigurationError for a name no
+        installed app registered.
+        """
+        name = layout or self.layout
+        if name == "flat":
+            return None
+        if name not in self._layouts:
+            cls = layout_class(name)
+            if cls is None:
+                raise ConfigurationError(
+                    f"FRISIAN_MCP['TOOL_LAYOUT'] is {name!r}, but no installed app "
+                    "offers that layout: add the app to INSTALLED_APPS "
+                    "(docs/index.md, 'Large APIs')."
+                )
+            self._layouts[name] = cls(self)
+        return self._layouts[name]
+
+    def knows(self, name: str) -> bool:
+        """Whether ``name`` is a flat tool or an entry of the layout."""
+        arranged = self.arranged()
+        return name in self._tools or (
+            arranged is not None and name in arranged.names()
+        )
 
     @property
     def problems(self) -> list[SchemaProblem]:
@@ -130,8 +164,9 @@ class ToolRegistry:
         self.share_schemas()
         seen = self.visible(context)
         found: list[ToolDefinition | None]
-        if (layout or self.layout) == "dispatcher":
-            found = [d.definition() for d in self._dispatchers(seen).values()]
+        arranged = self.arranged(layout)
+        if arranged is not None:
+            found = [*arranged.definitions(seen)]
         else:
             found = [t.definition() for t in self._tools.values() if seen(t)]
         self.share_schemas()
@@ -145,7 +180,7 @@ class ToolRegistry:
         Positions count the unfiltered list, so a page probes only the tools
         it walks past. ``None`` marks the last page.
         """
-        if self.layout == "dispatcher":
+        if self.arranged() is not None:
             entries = self.definitions(context=context)
             end = offset + size
             return entries[offset:end], (end if end < len(entries) else None)
@@ -169,21 +204,16 @@ class ToolRegistry:
         self, name: str, args: Mapping[str, Any], context: CallContext
     ) -> JSONObject:
         """Run one ``tools/call``: its ``structuredContent``, or a ToolError."""
-        if name not in self._tools and name in self.dispatchers:
-            seen = self.visible(context)
-            if args.get("help") is True:
-                self._build_routes(name, args.get("resource"))
-            dispatcher = self._dispatchers(seen).get(name)
-            if dispatcher is None:
-                raise self._unknown_tool(name, seen)
-            target, routed = dispatcher.route(args)
-            if target is None:
+        arranged = self.arranged()
+        if arranged and name not in self._tools and name in arranged.names():
+            routed = arranged.route(name, args, self.visible(context))
+            if not isinstance(routed, tuple):
                 return routed
-            name, args = target, routed
+            name, args = routed
         tool = self._tools.get(name)
         schema = tool.schema if tool is not None else None
         if tool is None or schema is None:
-            raise self._unknown_tool(name, self.visible(context))
+            raise self.unknown_tool(name, self.visible(context))
         # The filters a filter set adds per instance, for this caller, now.
         live = functools.partial(
             live_filters, tool.endpoint, tool.path_prefix, context.user, context.auth
@@ -219,7 +249,7 @@ class ToolRegistry:
             seen = self.visible(context)
             if seen(tool):
                 raise
-            raise self._unknown_tool(name, seen) from None
+            raise self.unknown_tool(name, seen) from None
         return arguments.finish(tool.name, tool.kind, call, result, context.caller)
 
     def _check_grant(self, tool: Tool, context: CallContext) -> None:
@@ -236,42 +266,10 @@ class ToolRegistry:
         """Raise ``unknown_tool`` if ``tool`` is hidden (its scopes too, if ``scopes``)."""
         seen = self.visible(context)
         if not (seen(tool) if scopes else seen.permitted(tool)):
-            raise self._unknown_tool(tool.name, seen)
+            raise self.unknown_tool(tool.name, seen)
 
-    def _build_routes(self, name: str, resource: object) -> None:
-        """Build the schemas a dispatcher's help names (ADR 0010).
-
-        The listing does not build every schema, so a dispatcher names a
-        left-out tool's action until its schema is built; help builds the
-        group's (or the resource's) first, and so never names one.
-        """
-        routes = self.dispatchers[name].routes
-        chosen = routes.get(resource) if isinstance(resource, str) else None
-        for actions in [chosen] if chosen else routes.values():
-            for tool_name in actions.values():
-                self._tools[tool_name].schema  # noqa: B018 - builds it
-        self.share_schemas()
-
-    def _dispatchers(self, seen: Visibility) -> dict[str, DispatcherTool]:
-        """The dispatchers holding only the routes the caller may use.
-
-        Tools known to be left out (built, without a schema) are dropped too.
-        """
-        visible = [
-            tool for tool in self._tools.values() if not tool.left_out and seen(tool)
-        ]
-        if len(visible) == len(self._tools):
-            return self.dispatchers
-        # Callers with the same permissions share dispatchers (and their
-        # definitions); a few distinct sets are the usual case.
-        key = frozenset(tool.name for tool in visible)
-        if key not in self._dispatcher_sets:
-            if len(self._dispatcher_sets) >= 64:
-                self._dispatcher_sets.clear()
-            self._dispatcher_sets[key] = build_dispatchers(visible)
-        return self._dispatcher_sets[key]
-
-    def _unknown_tool(self, name: object, seen: Visibility) -> ToolInputError:
+    def unknown_tool(self, name: object, seen: Visibility) -> ToolInputError:
+        """The error for a tool ``name`` the caller of ``seen`` cannot call."""
         close = (
             difflib.get_close_matches(name, list(self._tools), n=10, cutoff=0.6)
             if isinstance(name, str)

@@ -25,7 +25,6 @@ from frisian_mcp import arguments, spectacular
 from frisian_mcp.bodies import Bodies, BodySchema, request_body
 from frisian_mcp.discovery import declared_query_parameters
 from frisian_mcp.exceptions import ConfigurationError, HostError, host_call
-from frisian_mcp.fastcheck import Check, fast_check
 from frisian_mcp.jsonschema import parameter_schema, to_json_schema
 from frisian_mcp.pagination import pages
 from frisian_mcp.relations import Relation, record_schema
@@ -87,11 +86,6 @@ class ToolSchema:
         root = dict(self.input_schema)
         root.pop("additionalProperties", None)
         return Draft202012Validator(root)
-
-    @cached_property
-    def fast_check(self) -> Check | None:
-        """:func:`fast_check` of the validator's schema (``None``: none)."""
-        return fast_check(self.validator.schema)
 
 
 class SchemaBuilder:

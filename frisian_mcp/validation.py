@@ -7,7 +7,7 @@ jsonschema's own would quote the input (seed 002).
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, cast
 
 from jsonschema import Draft202012Validator
@@ -54,18 +54,9 @@ _TYPE_NAMES = {
 }
 
 
-def problems(
-    validator: Draft202012Validator,
-    instance: Any,
-    fast: Callable[[Any], bool] | None = None,
-) -> list[FieldError]:
-    """Every schema problem of ``instance``, one entry per field and code.
-
-    ``fast``, from :func:`frisian_mcp.fastcheck.fast_check` on the
-    validator's schema, answers the common case (valid) without jsonschema's
-    per-keyword descent.
-    """
-    if (fast is not None and fast(instance)) or validator.is_valid(instance):
+def problems(validator: Draft202012Validator, instance: Any) -> list[FieldError]:
+    """Every schema problem of ``instance``, one entry per field and code."""
+    if validator.is_valid(instance):
         return []
     found: dict[tuple[str, str], FieldError] = {}
     errors = sorted(

@@ -39,6 +39,8 @@ INSTALLED_APPS = [
     "frisian_mcp.contrib.explorer",
     "frisian_mcp.contrib.confirm",
     "frisian_mcp.contrib.audit",
+    "frisian_mcp.contrib.cleanup",
+    "frisian_mcp.contrib.dispatchers",
     "frisian_mcp.contrib.stdio",
     "demo_project",
     "demo_project.contacts",

@@ -44,10 +44,10 @@ from demo_project.contacts.views import ContactViewSet
 from demo_project.dcim.models import Device, Site, Tag
 from demo_project.dcim.views import DeviceViewSet, SiteViewSet, TagViewSet
 from demo_project.management.commands.seed_demo import EMPTY_CONTACT_IDS
-from frisian_mcp import cleanup
-from frisian_mcp.cleanup import Candidate, id_matches
-from frisian_mcp.management.commands import frisian_mcp_cleanup
-from frisian_mcp.orphans import ModelPlan, build_plan, field_check
+from frisian_mcp.contrib.cleanup import runs as cleanup
+from frisian_mcp.contrib.cleanup.management.commands import frisian_mcp_cleanup
+from frisian_mcp.contrib.cleanup.plans import ModelPlan, build_plan, field_check
+from frisian_mcp.contrib.cleanup.runs import Candidate, id_matches
 from frisian_mcp.testing import MCPTestClient
 from tests.live import ROOT, demo_database, demo_sqlite
 from tests.testapp import views as testapp_views

@@ -4,15 +4,20 @@ from __future__ import annotations
 
 import difflib
 import json
+from io import StringIO
 from pathlib import Path
 from typing import Any
 
 import pytest
+from django.core.management import CommandError, call_command
 from django.test import override_settings
 
 from demo_project.contacts.models import Contact
 from demo_project.contacts.views import ContactViewSet
 from demo_project.dcim.models import Device, Site
+from frisian_mcp import hooks
+from frisian_mcp.contrib.dispatchers.layout import DispatcherLayout
+from frisian_mcp.exceptions import ConfigurationError
 from frisian_mcp.registry import ToolRegistry, reset_registry
 from frisian_mcp.testing import MCPError, MCPTestClient
 
@@ -32,6 +37,12 @@ def dmcp() -> Any:
         client = MCPTestClient()
         client.initialize()
         yield client
+
+
+def dispatchers_of(registry: ToolRegistry) -> dict[str, Any]:
+    layout = registry.arranged("dispatcher")
+    assert isinstance(layout, DispatcherLayout)
+    return layout.dispatchers
 
 
 def rejected(mcp: MCPTestClient, name: str, arguments: Any) -> MCPError:
@@ -202,7 +213,7 @@ def test_group_by(group_by: str, groups: list[str]) -> None:
     with override_settings(
         FRISIAN_MCP={"REQUIRE_AUTHENTICATION": False, "DISPATCHER_GROUP_BY": group_by}
     ):
-        assert list(ToolRegistry.from_settings().dispatchers) == groups
+        assert list(dispatchers_of(ToolRegistry.from_settings())) == groups
 
 
 def test_group_by_namespace_falls_back_to_the_path() -> None:
@@ -213,12 +224,12 @@ def test_group_by_namespace_falls_back_to_the_path() -> None:
             "DISPATCHER_GROUP_BY": "namespace",
         },
     ):
-        assert set(ToolRegistry.from_settings().dispatchers) == {"api", "v1", "v2"}
+        assert set(dispatchers_of(ToolRegistry.from_settings())) == {"api", "v1", "v2"}
 
 
 def test_mcp_group_attribute(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ContactViewSet, "mcp_group", "crm", raising=False)
-    dispatchers = ToolRegistry.from_settings().dispatchers
+    dispatchers = dispatchers_of(ToolRegistry.from_settings())
     assert "crm" in dispatchers
     assert dispatchers["crm"].routes["contacts"]["create"] == "contacts__create"
 
@@ -288,3 +299,48 @@ def test_excluded_tool_cannot_be_called() -> None:
             mcp, "contacts__destroy", {"id": "00000000-0000-4000-8000-000000000000"}
         )
     assert error.data["code"] == "unknown_tool"
+
+
+# -- the layout hook (ADR 0028) ----------------------------------------------
+
+
+def test_a_layout_no_installed_app_offers_is_e016(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(hooks, "_LAYOUTS", {})
+    with override_settings(FRISIAN_MCP={"TOOL_LAYOUT": "dispatcher"}):
+        assert [m.id for m in hooks.check_layout()] == ["frisian_mcp.E016"]
+        with pytest.raises(ConfigurationError, match="no installed app offers"):
+            ToolRegistry.from_settings().definitions()
+    with override_settings(FRISIAN_MCP={"TOOL_LAYOUT": "flat"}):
+        assert hooks.check_layout() == []
+
+
+def test_auto_stays_flat_without_the_dispatchers_app(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(hooks, "_LAYOUTS", {})
+    with override_settings(
+        ROOT_URLCONF="demo_project.urls",
+        FRISIAN_MCP={"REQUIRE_AUTHENTICATION": False, "DISPATCHER_THRESHOLD": 10},
+    ):
+        reset_registry()
+        assert hooks.check_layout() == []
+        registry = ToolRegistry.from_settings()
+        assert registry.layout == "flat"
+        mcp = MCPTestClient()
+        mcp.initialize()
+        names = {tool["name"] for tool in mcp.list_tools()}
+        assert "contacts__create" in names
+        assert "crm" not in names
+
+
+def test_the_tools_command_names_the_missing_layout(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(hooks, "_LAYOUTS", {})
+    with (
+        override_settings(ROOT_URLCONF="demo_project.urls"),
+        pytest.raises(CommandError, match="no installed app offers that layout"),
+    ):
+        call_command("frisian_mcp_tools", "--layout", "dispatcher", stdout=StringIO())

@@ -165,11 +165,11 @@ def _entry(tool: Tool, route: tuple[str, str, str] | None) -> Entry:
 
 def _routes(registry: ToolRegistry) -> dict[str, tuple[str, str, str]]:
     """Tool name -> (dispatcher, resource, action) in the dispatcher layout."""
-    if registry.layout != "dispatcher":
-        return {}
+    # The dispatcher layout's own table (contrib/dispatchers), if it is on.
+    dispatchers = getattr(registry.arranged(), "dispatchers", None) or {}
     return {
         tool: (dispatcher.name, resource, action)
-        for dispatcher in registry.dispatchers.values()
+        for dispatcher in dispatchers.values()
         for resource, actions in dispatcher.routes.items()
         for action, tool in actions.items()
     }

@@ -13,7 +13,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from frisian_mcp.exceptions import HostError
+from frisian_mcp.exceptions import ConfigurationError, HostError
 from frisian_mcp.registry import ToolRegistry
 
 __all__ = ["Command"]
@@ -39,7 +39,7 @@ class Command(BaseCommand):
         )
         parser.add_argument(
             "--layout",
-            choices=("flat", "dispatcher"),
+            choices=("flat", "dispatcher"),  # "dispatcher": its app installed
             help="Show this layout instead of the configured TOOL_LAYOUT.",
         )
 
@@ -53,7 +53,10 @@ class Command(BaseCommand):
         except HostError as exc:
             raise CommandError(f"Discovery failed: {exc}") from exc
         flat = [tool.definition() for tool in registry]
-        definitions = registry.definitions(layout)
+        try:
+            definitions = registry.definitions(layout)
+        except ConfigurationError as exc:  # a layout no installed app offers
+            raise CommandError(str(exc)) from None
         for problem in registry.problems:
             self.stderr.write(
                 f"Left out {problem.view}.{problem.action}: {problem.error}: "
@@ -87,13 +90,9 @@ class Command(BaseCommand):
     def _print_table(
         self, registry: ToolRegistry, layout: str, definitions: list[Any]
     ) -> None:
-        if layout == "dispatcher":
-            for dispatcher in registry.dispatchers.values():
-                self.stdout.write(
-                    f"{dispatcher.name}  (dispatcher: {len(dispatcher.routes)} resources)"
-                )
-                for resource, actions in sorted(dispatcher.routes.items()):
-                    self.stdout.write(f"  {resource}: {', '.join(sorted(actions))}")
+        arranged = registry.arranged(layout)
+        if arranged is not None:
+            self.stdout.write("\n".join(arranged.describe()))
             return
         width = max((len(tool.name) for tool in registry), default=10)
         for tool in registry:

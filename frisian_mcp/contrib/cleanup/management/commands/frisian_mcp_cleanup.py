@@ -1,9 +1,7 @@
 """``manage.py frisian_mcp_cleanup``: report, or delete, orphaned empty rows.
 
-Checks the options, runs :class:`frisian_mcp.cleanup.CleanupRun` and writes
-its report: :func:`write_table` for people, :func:`write_json` for scripts.
-Exit codes: 0 done (found or not), 1 an error, 2 rows found and not deleted
-under ``--fail-if-found``. docs/cleanup.md describes every option.
+Exit codes: 0 done, 1 an error, 2 rows found and not deleted under
+``--fail-if-found``. docs/cleanup.md describes the options and the reports.
 """
 
 from __future__ import annotations
@@ -13,6 +11,7 @@ import datetime as dt
 import json
 import time
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import replace
 from typing import Any
 
 from django.apps import apps
@@ -27,21 +26,19 @@ from django.db import DEFAULT_DB_ALIAS, connections, models
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from frisian_mcp.cleanup import (
-    CANDIDATE,
-    DELETED,
-    FAILED,
-    KEPT,
+from frisian_mcp.contrib.cleanup.plans import ModelPlan, build_plan, exposed_models
+from frisian_mcp.contrib.cleanup.runs import (
     STATUSES,
     Batch,
     CleanupRun,
     Scope,
     id_lookup,
+    skip_reason,
 )
-from frisian_mcp.orphans import ModelPlan, build_plan, exposed_models
 
-__all__ = ["Command", "with_progress", "write_json", "write_table"]
+__all__ = ["Command", "write_json", "write_table"]
 
+CANDIDATE, DELETED, KEPT, FAILED = STATUSES
 MAX_BATCH_SIZE = 10_000
 PROGRESS_INTERVAL = 2.0  # seconds between progress lines; short runs print none
 
@@ -57,19 +54,42 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         """Declare the options (docs/cleanup.md describes each)."""
-        for flags, spec in _OPTIONS.items():
-            parser.add_argument(*flags.split(), **spec)
+        add = parser.add_argument
+        # fmt: off
+        add("--model", action="append", default=[], metavar="APP_LABEL.MODEL",
+            help="Only this exposed model (repeatable). Default: every exposed model.")
+        add("--id", action="append", default=[], dest="ids", metavar="ID",
+            help="Only rows with this id, or whose UUID/text id starts with it "
+            "(repeatable), e.g. --id 6b7e67eb.")
+        add("--created-after", metavar="WHEN",
+            help="Only rows created at or after WHEN (ISO date or date-time; "
+            "models without a creation timestamp are skipped).")
+        add("--created-before", metavar="WHEN",
+            help="Only rows created before WHEN (ISO date or date-time).")
+        add("--delete", action="store_true",
+            help="Delete the candidates (after confirmation unless --yes).")
+        add("--yes", "--no-input", "--noinput", action="store_false", dest="interactive",
+            help="Do not ask for confirmation before deleting.")
+        add("--batch-size", type=int, default=500,
+            help="Rows deleted per transaction (default 500, at most 10000).")
+        add("--format", choices=("table", "json"), default="table",
+            help="table (default) for people, json (one document) for scripts.")
+        add("--fail-if-found", action="store_true",
+            help="Exit with status 2 when candidates remain undeleted (monitoring).")
+        add("--database", default=DEFAULT_DB_ALIAS,
+            help='The database alias to clean (default "default").')
+        # fmt: on
 
     def handle(self, *args: Any, **options: Any) -> None:
         """Scan, report, and delete when asked; raise for exit codes 1 and 2."""
-        using, batch_size = options["database"], options["batch_size"]
-        delete, as_json = options["delete"], options["format"] == "json"
-        ask = delete and options["interactive"]
+        self.verbosity, self.as_json = options["verbosity"], options["format"] == "json"
+        using, size = options["database"], options["batch_size"]
+        delete, ask = options["delete"], options["delete"] and options["interactive"]
         if using not in connections.settings:
             raise CommandError(f"Unknown database alias {using!r}.")
-        if not 0 < batch_size <= MAX_BATCH_SIZE:
+        if not 0 < size <= MAX_BATCH_SIZE:
             raise CommandError(f"--batch-size must be between 1 and {MAX_BATCH_SIZE}.")
-        if as_json and ask:
+        if self.as_json and ask:
             raise CommandError(
                 "--format json is for scripts and cannot ask for confirmation: add "
                 "--yes to delete, or leave out --delete for a dry run."
@@ -79,35 +99,34 @@ class Command(BaseCommand):
         if after and before and after >= before:
             raise CommandError("--created-after must be earlier than --created-before.")
         scope = Scope(tuple(options["ids"]), after, before)
-        plans = _plans(options["model"], scope)
-        verbosity = options["verbosity"]
-
-        def report(run: CleanupRun, outcome: bool = True, hide: str = "") -> None:
-            batches = with_progress(self.stderr, run, verbosity)
-            if as_json:
-                write_json(self.stdout, batches, run)
-            elif verbosity:
-                shown = (batch for batch in batches if batch[2] != hide)
-                write_table(self.stdout, shown, run, verbosity, outcome=outcome)
-            else:
-                collections.deque(batches, maxlen=0)  # run it, show nothing
-
+        plans = _plans(options["model"], scope, using)
+        self.fail_if_found = options["fail_if_found"]
         if ask:
             # List, ask, then scan again and delete: rows are re-checked
             # either way, and nothing is held in memory meanwhile.
-            preview = CleanupRun(plans, scope, using, batch_size=batch_size)
-            report(preview, outcome=False)
+            preview = CleanupRun(plans, scope, using, batch_size=size)
+            self._report(preview, outcome=False)
             if not preview.total(CANDIDATE) or not self._confirm(preview):
                 preview.log()
-                if verbosity:
-                    write_table(self.stdout, (), preview, verbosity)
+                if self.verbosity:
+                    write_table(self.stdout, (), preview, self.verbosity)
                 if preview.total(CANDIDATE):
                     self.stdout.write("Cancelled; nothing was deleted.")
-                return self._exit(preview, options["fail_if_found"])
-        run = CleanupRun(plans, scope, using, delete, batch_size)
-        report(run, hide=DELETED if ask else "")
+                return self._exit(preview)
+        run = CleanupRun(plans, scope, using, delete, size)
+        self._report(run, hide=DELETED if ask else "")
         run.log()
-        self._exit(run, options["fail_if_found"])
+        self._exit(run)
+
+    def _report(self, run: CleanupRun, outcome: bool = True, hide: str = "") -> None:
+        batches = _progress(self.stderr, run) if self.verbosity else iter(run)
+        if self.as_json:
+            write_json(self.stdout, batches, run)
+        elif self.verbosity:
+            shown = (batch for batch in batches if batch[2] != hide)
+            write_table(self.stdout, shown, run, self.verbosity, outcome=outcome)
+        else:
+            collections.deque(batches, maxlen=0)  # run it, show nothing
 
     def _confirm(self, preview: CleanupRun) -> bool:
         self.stderr.write(
@@ -125,16 +144,14 @@ class Command(BaseCommand):
                 "No answer on standard input; pass --yes to delete without asking."
             ) from None
 
-    def _exit(self, run: CleanupRun, fail_if_found: bool) -> None:
+    def _exit(self, run: CleanupRun) -> None:
         for error in run.errors:
             self.stderr.write(f"error: {error}")
         if run.errors:
             raise CommandError(f"{len(run.errors)} batch(es) could not be deleted.")
-        if fail_if_found and run.remaining:
-            raise CommandError(
-                f"{run.remaining} orphaned empty row(s) found and not deleted.",
-                returncode=2,
-            )
+        if self.fail_if_found and run.remaining:
+            message = f"{run.remaining} orphaned empty row(s) found and not deleted."
+            raise CommandError(message, returncode=2)
 
 
 def _moment(value: str | None, option: str) -> dt.datetime | None:
@@ -155,7 +172,7 @@ def _moment(value: str | None, option: str) -> dt.datetime | None:
     return moment
 
 
-def _plans(labels: Sequence[str], scope: Scope) -> list[ModelPlan]:
+def _plans(labels: Sequence[str], scope: Scope, using: str) -> list[ModelPlan]:
     """The plans for ``--model`` (default: every exposed model), scope checked."""
     exposed = exposed_models()
     names = ", ".join(m._meta.label for m in exposed) or "none"
@@ -186,33 +203,27 @@ def _plans(labels: Sequence[str], scope: Scope) -> list[ModelPlan]:
             f"{', '.join(undated)} has no creation timestamp (an auto_now_add field or "
             "one named created/created_at), so --created-after/--created-before cannot apply."
         )
-    return plans
+    return [replace(p, skip=skip_reason(p, scope, using)) for p in plans]
 
 
-def with_progress(
-    err: OutputWrapper, batches: Iterable[Batch], verbosity: int
-) -> Iterator[Batch]:
-    """Pass ``batches`` on, writing a line to ``err`` every PROGRESS_INTERVAL s.
-
-    Silent at verbosity 0; a last line closes a run that wrote any.
-    """
+def _progress(err: OutputWrapper, run: CleanupRun) -> Iterator[Batch]:
+    """``run``'s batches, and a line to ``err`` every PROGRESS_INTERVAL seconds."""
     started = last = time.monotonic()
-    counts, label = dict.fromkeys(STATUSES, 0), ""
 
-    def line() -> str:
-        done = ", ".join(f"{counts[s]:,} {s}" for s in STATUSES[1:])
-        found, seconds = sum(counts.values()), time.monotonic() - started
+    def line(label: str) -> str:
+        done = ", ".join(f"{run.total(s):,} {s}" for s in STATUSES[1:])
+        found, seconds = run.total(CANDIDATE), time.monotonic() - started
         return f"frisian_mcp_cleanup: {label}: {found:,} found, {done}, {seconds:.1f}s"
 
-    for plan, rows, status in batches:
-        counts[status] += len(rows)  # each row comes once: found, or its outcome
-        label = plan.label
-        if verbosity and time.monotonic() - last >= PROGRESS_INTERVAL:
+    label = ""
+    for batch in run:
+        label = batch[0].label
+        if time.monotonic() - last >= PROGRESS_INTERVAL:
             last = time.monotonic()
-            err.write(line(), style_func=str)
-        yield plan, rows, status
-    if verbosity and last != started:
-        err.write(line() + " done", style_func=str)
+            err.write(line(label), style_func=str)
+        yield batch
+    if last != started:  # a last line closes a run that wrote any
+        err.write(line(label) + " done", style_func=str)
 
 
 def write_table(
@@ -223,32 +234,26 @@ def write_table(
     *,
     outcome: bool = True,
 ) -> None:
-    """Write a fixed-width line per row as batches come, then the outcome.
-
-    The outcome (left out with ``outcome=False``) is each plan's rules at
-    verbosity 2, what the run did and the ``--id`` values that matched nothing.
-    """
+    """Write a fixed-width line per row as batches come, then the outcome."""
     width = max([len("MODEL"), *(len(p.label) for p in run.plans)])
     line = f"{{:<{width}}}  {{:<36}}  {{:<25}}  {{:<9}}  {{}}".format
     header = [line("MODEL", "PK", "CREATED", "STATUS", "WHY")]
     for plan, rows, status in batches:
         cells = [(str(c.pk), _iso(c.created, "seconds") or "-") for c in rows]
-        lines = [
-            line(plan.label, pk, when, status, _reason(plan)) for pk, when in cells
-        ]
+        lines = [line(plan.label, *cell, status, _why(plan)) for cell in cells]
         out.write("\n".join(header + lines))
         header = []
     if not outcome:
         return
     for plan in run.plans if verbosity >= 2 else ():
-        out.write(_describe(plan, run.skipped.get(plan.label)))
+        out.write(_describe(plan))
     found = run.total(CANDIDATE)
     if not found:
         out.write(f"No orphaned empty rows found in database {run.using!r}.")
     elif not run.delete:
-        models_ = f"{run.models_found} model(s)"
         out.write(
-            f"{found} orphaned empty row(s) in {models_}; dry run, nothing deleted (--delete deletes them)."
+            f"{found} orphaned empty row(s) in {run.models_found} model(s); dry run, "
+            "nothing deleted (--delete deletes them)."
         )
     else:
         out.write(
@@ -265,41 +270,30 @@ def write_json(out: OutputWrapper, batches: Iterable[Batch], run: CleanupRun) ->
     out.write(json.dumps(head)[:-1] + ', "rows": [', ending="")
     lead = "\n  "
     for plan, rows, status in batches:
+        pks = (c.pk if isinstance(c.pk, int) else str(c.pk) for c in rows)
         items = (
-            {
-                "model": plan.label,
-                "pk": c.pk if isinstance(c.pk, int) else str(c.pk),
-                "created": _iso(c.created),
-                "status": status,
-                "reason": _reason(plan),
-            }
-            for c in rows
+            {"model": plan.label, "pk": pk, "created": _iso(c.created)}
+            | {"status": status, "reason": _why(plan)}
+            for pk, c in zip(pks, rows, strict=True)
         )
         out.write(lead + ",\n  ".join(map(json.dumps, items)), ending="")
         lead = ",\n  "
-    counts = {"candidates": run.total(CANDIDATE), DELETED: run.total(DELETED)}
-    counts |= {KEPT: run.total(KEPT), FAILED: run.total(FAILED)}
+    counts = {"candidates": run.total(CANDIDATE)}
+    counts |= {s: run.total(s) for s in STATUSES[1:]} | {"remaining": run.remaining}
     plans = [
-        {
-            "model": p.label,
-            "skipped": run.skipped.get(p.label),
-            "counts": run.counts.get(p.label, {}),
-            "fields": {c.name: c.description for c in p.checks},
-            "ignored": dict(p.ignored),
-            "references": p.reference_labels,
-            "created_field": p.created_field,
-            "notes": list(p.notes),
-        }
+        {"model": p.label, "skipped": p.skip}
+        | {"counts": run.counts.get(p.label, {})}
+        | p.facts()
         for p in run.plans
     ]
-    tail: dict[str, Any] = {"counts": counts | {"remaining": run.remaining}}
+    tail: dict[str, Any] = {"counts": counts}
     tail |= {"models": plans, "errors": run.errors, "unmatched_ids": run.unmatched_ids}
     out.write("\n]," + json.dumps(tail, indent=1)[1:])
 
 
-def _describe(plan: ModelPlan, skipped: str | None) -> str:
-    if skipped:
-        return f"{plan.label}: skipped, {skipped}."
+def _describe(plan: ModelPlan) -> str:
+    if plan.skip:
+        return f"{plan.label}: skipped, {plan.skip}."
     fields = "; ".join(f"{c.name} = {c.description}" for c in plan.checks)
     ignored = "; ".join(f"{name} ({why})" for name, why in plan.ignored) or "none"
     refs = ", ".join(plan.reference_labels) or "none"
@@ -312,63 +306,7 @@ def _iso(moment: dt.date | None, timespec: str = "auto") -> str | None:
     return None if moment is None else moment.isoformat()
 
 
-def _reason(plan: ModelPlan) -> str:
+def _why(plan: ModelPlan) -> str:
     """Why a row of plan's model qualifies, in one line."""
     n, fields = len(plan.reference_labels), ", ".join(c.name for c in plan.checks)
-    relations = f"{n} relation{'' if n == 1 else 's'} checked"
-    return f"no content in {fields}; not referenced ({relations})"
-
-
-#: The command's options: flags (space-separated) and ``add_argument`` keywords.
-_OPTIONS: dict[str, dict[str, Any]] = {
-    "--model": {
-        "action": "append",
-        "default": [],
-        "metavar": "APP_LABEL.MODEL",
-        "help": "Only this exposed model (repeatable). Default: every exposed model.",
-    },
-    "--id": {
-        "action": "append",
-        "default": [],
-        "dest": "ids",
-        "metavar": "ID",
-        "help": "Only rows with this id, or whose UUID/text id starts with it "
-        "(repeatable), e.g. --id 6b7e67eb.",
-    },
-    "--created-after": {
-        "metavar": "WHEN",
-        "help": "Only rows created at or after WHEN (ISO date or date-time; "
-        "models without a creation timestamp are skipped).",
-    },
-    "--created-before": {
-        "metavar": "WHEN",
-        "help": "Only rows created before WHEN (ISO date or date-time).",
-    },
-    "--delete": {
-        "action": "store_true",
-        "help": "Delete the candidates (after confirmation unless --yes).",
-    },
-    "--yes --no-input --noinput": {
-        "action": "store_false",
-        "dest": "interactive",
-        "help": "Do not ask for confirmation before deleting.",
-    },
-    "--batch-size": {
-        "type": int,
-        "default": 500,
-        "help": "Rows deleted per transaction (default 500, at most 10000).",
-    },
-    "--format": {
-        "choices": ("table", "json"),
-        "default": "table",
-        "help": "table (default) for people, json (one document) for scripts.",
-    },
-    "--fail-if-found": {
-        "action": "store_true",
-        "help": "Exit with status 2 when candidates remain undeleted (monitoring).",
-    },
-    "--database": {
-        "default": DEFAULT_DB_ALIAS,
-        "help": 'The database alias to clean (default "default").',
-    },
-}
+    return f"no content in {fields}; not referenced ({n} relation{'' if n == 1 else 's'} checked)"

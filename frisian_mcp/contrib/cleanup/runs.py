@@ -1,9 +1,6 @@
-"""Cleanup: scan for, and on request delete, orphaned empty rows.
+"""Runs: scan by the plans in batches; delete each batch in one transaction.
 
-Scans each model by its plan (:mod:`frisian_mcp.orphans`) in batches and
-deletes a batch in one transaction after checking its rows again. The command
-``frisian_mcp_cleanup`` checks the options and writes the reports;
-docs/cleanup.md has the guarantees and the audit log.
+docs/cleanup.md states the guarantees and the audit log.
 """
 
 from __future__ import annotations
@@ -25,25 +22,18 @@ from django.core.exceptions import ValidationError
 from django.db import DatabaseError, connections, models, router, transaction
 from django.db.models.deletion import ProtectedError, RestrictedError
 
-from frisian_mcp.exceptions import CleanupError
-from frisian_mcp.orphans import ModelPlan
+from frisian_mcp.contrib.cleanup.plans import ModelPlan
+from frisian_mcp.exceptions import FrisianMCPError
 
-__all__ = [
-    "CANDIDATE",
-    "DELETED",
-    "FAILED",
-    "KEPT",
-    "STATUSES",
-    "Batch",
-    "Candidate",
-    "CleanupRun",
-    "Scope",
-    "delete_batch",
-    "id_lookup",
-    "id_matches",
-]
+__all__ = ["STATUSES", "Batch", "Candidate", "CleanupError", "CleanupRun", "Scope"]
+__all__ += ["delete_batch", "id_lookup", "id_matches", "skip_reason"]
 
 logger = logging.getLogger("frisian_mcp.cleanup")
+
+
+class CleanupError(FrisianMCPError):
+    """A cleanup batch would delete more than asked; it is rolled back."""
+
 
 STATUSES = CANDIDATE, DELETED, KEPT, FAILED = ("candidate", "deleted", "kept", "failed")
 FETCH_ROWS = 2000  # rows per round trip of the scan's cursor, at least a batch
@@ -58,6 +48,10 @@ class Candidate(NamedTuple):
     created: dt.date | None = None
 
 
+#: One handled batch: its plan, its rows and their status.
+Batch: TypeAlias = tuple[ModelPlan, list[Candidate], str]
+
+
 @dataclass(frozen=True)
 class Scope:
     """Which rows to look at: ``--id`` values, ``[created_after, created_before)``."""
@@ -68,11 +62,7 @@ class Scope:
 
 
 def id_lookup(model: type[models.Model], value: str) -> tuple[bool, Any] | None:
-    """(exact, key) for ``--id value``, or None when it fits no key of ``model``.
-
-    Integer keys match exactly, text keys by prefix, UUIDs by prefix in their
-    canonical form (any case, hyphens optional).
-    """
+    """(exact, key) for ``--id value``, or None when it fits no key of ``model``."""
     key: Any = model._meta.pk
     while key.is_relation:  # a multi-table-inheritance child's parent link
         key = key.target_field
@@ -89,6 +79,20 @@ def id_lookup(model: type[models.Model], value: str) -> tuple[bool, Any] | None:
     return (False, value) if value else None
 
 
+def skip_reason(plan: ModelPlan, scope: Scope, using: str) -> str | None:
+    """Why ``plan`` is not scanned on ``using`` for ``scope``, if it is not."""
+    meta = plan.model._meta
+    if plan.skip:
+        return plan.skip
+    if not router.allow_migrate(using, meta.app_label, model_name=meta.model_name):
+        return f"not stored on database {using!r} (database routers)"
+    if (scope.created_after or scope.created_before) and not plan.created_field:
+        return "no creation timestamp for --created-after/--created-before"
+    if scope.ids and all(id_lookup(plan.model, v) is None for v in scope.ids):
+        return "no --id value fits its primary key"
+    return None
+
+
 def id_matches(model: type[models.Model], pk: Any, value: str) -> bool:
     """Whether ``--id value`` selects the row ``pk`` of ``model``."""
     lookup = id_lookup(model, value)
@@ -98,18 +102,9 @@ def id_matches(model: type[models.Model], pk: Any, value: str) -> bool:
     return str(pk) == str(key) if exact else str(pk).startswith(key)
 
 
-#: One handled batch: its plan, its rows and their status.
-Batch: TypeAlias = tuple[ModelPlan, list[Candidate], str]
-
-
 @dataclass
 class CleanupRun:
-    """One pass over ``plans``: iterate it for the batches, then read its counts.
-
-    With ``delete`` each batch is deleted as it comes (:func:`delete_batch`);
-    a batch that fails is rolled back, counted ``failed`` and listed in
-    ``errors``, and the run goes on.
-    """
+    """One pass over ``plans``: iterate it for the batches, then read its counts."""
 
     plans: Sequence[ModelPlan]
     scope: Scope
@@ -117,31 +112,26 @@ class CleanupRun:
     delete: bool = False
     batch_size: int = 500
     counts: dict[str, dict[str, int]] = field(default_factory=dict)
-    skipped: dict[str, str] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
-    matched_ids: set[str] = field(default_factory=set)
+    unmatched_ids: list[str] = field(default_factory=list)  # --id values unseen
 
     def __iter__(self) -> Iterator[Batch]:
         """Scan (and delete) plan by plan, yielding each batch as it is handled."""
+        self.unmatched_ids = list(self.scope.ids)
         for plan in self.plans:
-            if reason := self._skip_reason(plan):
-                self.skipped[plan.label] = reason
+            if plan.skip:
                 continue
             counts = self.counts[plan.label] = dict.fromkeys(STATUSES, 0)
             for batch in self._scan(plan):
                 counts[CANDIDATE] += len(batch)
-                for c, v in itertools.product(batch, self.scope.ids):
-                    if id_matches(plan.model, c.pk, v):
-                        self.matched_ids.add(v)
+                self.unmatched_ids = [
+                    v
+                    for v in self.unmatched_ids
+                    if not any(id_matches(plan.model, c.pk, v) for c in batch)
+                ]
                 outcome = [(batch, CANDIDATE)]
                 if self.delete:
-                    try:
-                        deleted, kept = delete_batch(plan, batch, using=self.using)
-                        outcome = [(deleted, DELETED), (kept, KEPT)]
-                    except _BATCH_ERRORS as exc:
-                        why = f"{len(batch)} rows not deleted: {_first_line(exc)}"
-                        self.errors.append(f"{plan.label}: {why}")
-                        outcome = [(batch, FAILED)]
+                    outcome = self._delete(plan, batch)
                     for rows, status in outcome:
                         counts[status] += len(rows)
                 yield from ((plan, rows, status) for rows, status in outcome if rows)
@@ -160,11 +150,6 @@ class CleanupRun:
         """Candidates neither deleted nor kept by the re-check."""
         return self.total(CANDIDATE) - self.total(DELETED) - self.total(KEPT)
 
-    @property
-    def unmatched_ids(self) -> list[str]:
-        """The ``--id`` values that selected no candidate."""
-        return [value for value in self.scope.ids if value not in self.matched_ids]
-
     def log(self) -> None:
         """Write the run's audit line: database, mode and counts, no values."""
         logger.info(
@@ -176,28 +161,26 @@ class CleanupRun:
             *map(self.total, STATUSES),
         )
 
-    def _skip_reason(self, plan: ModelPlan) -> str | None:
-        meta, scope = plan.model._meta, self.scope
-        if plan.skip:
-            return plan.skip
-        if not router.allow_migrate(
-            self.using, meta.app_label, model_name=meta.model_name
-        ):
-            return f"not stored on database {self.using!r} (database routers)"
-        if (scope.created_after or scope.created_before) and not plan.created_field:
-            return "no creation timestamp for --created-after/--created-before"
-        if scope.ids and all(id_lookup(plan.model, v) is None for v in scope.ids):
-            return "no --id value fits its primary key"
-        return None
+    def _delete(
+        self, plan: ModelPlan, batch: list[Candidate]
+    ) -> list[tuple[list[Candidate], str]]:
+        try:
+            deleted, kept = delete_batch(plan, batch, using=self.using)
+        except _BATCH_ERRORS as exc:
+            # The type and first line: later lines may quote row values, and
+            # ProtectedError and RestrictedError hold the rows in args[1].
+            text = exc.args[0] if exc.args and isinstance(exc.args[0], str) else ""
+            first = text.strip().splitlines()[0] if text.strip() else ""
+            why = f"{type(exc).__name__}: {first or type(exc).__name__}"
+            self.errors.append(f"{plan.label}: {len(batch)} rows not deleted: {why}")
+            return [(batch, FAILED)]
+        return [(deleted, DELETED), (kept, KEPT)]
 
     def _scan(self, plan: ModelPlan) -> Iterator[list[Candidate]]:
         """The plan's candidates in scope, in batches: keys and creation times."""
         rows, created, scope = plan.queryset(self.using), plan.created_field, self.scope
         lookups = filter(None, (id_lookup(plan.model, v) for v in scope.ids))
-        ids = [
-            models.Q(pk=k) if exact else models.Q(pk__startswith=k)
-            for exact, k in lookups
-        ]
+        ids = [models.Q(pk=k) if x else models.Q(pk__startswith=k) for x, k in lookups]
         rows = rows.filter(reduce(or_, ids)) if ids else rows
         if scope.created_after:
             rows = rows.filter(**{f"{created}__gte": scope.created_after})
@@ -243,12 +226,9 @@ def _generic_hits(plan: ModelPlan, pks: Collection[Any], using: str) -> set[Any]
 def delete_batch(
     plan: ModelPlan, batch: Sequence[Candidate], *, using: str
 ) -> tuple[list[Candidate], list[Candidate]]:
-    """Delete the rows of ``batch`` that still qualify, in one transaction.
+    """Lock, check again and delete the rows that still qualify: (deleted, kept).
 
-    The rows are locked (``SELECT ... FOR UPDATE`` where supported), checked
-    again in a new statement, then deleted by ``QuerySet.delete()``. Returns
-    the deleted and the kept candidates. Raises :class:`CleanupError`, rolled
-    back, when the delete would remove any other row.
+    Raises :class:`CleanupError`, rolled back, if it would delete any other row.
     """
     keys, rows = [c.pk for c in batch], plan.model._base_manager.using(using)
     with transaction.atomic(using=using):
@@ -270,11 +250,3 @@ def delete_batch(
     for candidate in deleted:
         logger.info("frisian_mcp_cleanup deleted %s pk=%s", plan.label, candidate.pk)
     return deleted, [c for c in batch if c.pk not in gone]
-
-
-def _first_line(exc: Exception) -> str:
-    """The error's type and first line: later lines may quote row values."""
-    # ProtectedError and RestrictedError hold the related objects in args[1].
-    text = exc.args[0] if exc.args and isinstance(exc.args[0], str) else ""
-    first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
-    return f"{type(exc).__name__}: {first}"

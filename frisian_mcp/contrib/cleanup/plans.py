@@ -1,9 +1,8 @@
-"""Orphans: what makes a row of an exposed model an orphaned empty record.
+"""Plans: what makes a row of an exposed model an orphaned empty record.
 
-One :class:`ModelPlan` per model: the fields its create tools write and how
-each shows it is empty, and the relations that would make a row referenced.
-:mod:`frisian_mcp.cleanup` scans and deletes by these plans; docs/cleanup.md
-states the rules.
+One :class:`ModelPlan` per model: the fields its create tools write, how each
+shows it is empty, and the relations that would make a row referenced
+(docs/cleanup.md states the rules). :mod:`.runs` scans and deletes by them.
 """
 
 from __future__ import annotations
@@ -79,6 +78,15 @@ class ModelPlan:
         """Every relation checked: foreign keys, then generic ones."""
         generic = [f"{g.model._meta.label}.{g.name}" for g in self.generic]
         return [label for label, _ in self.references] + generic
+
+    def facts(self) -> dict[str, Any]:
+        """The plan's rules, as the JSON report lists them."""
+        fields = {c.name: c.description for c in self.checks}
+        return {"fields": fields, "ignored": dict(self.ignored)} | {
+            "references": self.reference_labels,
+            "created_field": self.created_field,
+            "notes": list(self.notes),
+        }
 
     def queryset(self, using: str) -> models.QuerySet[Any]:
         """The rows on ``using`` that are empty and no foreign key points at."""
