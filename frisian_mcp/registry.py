@@ -16,11 +16,8 @@ import threading
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from django.core.signals import setting_changed
-from django.dispatch import receiver
-
 from frisian_mcp import arguments, guards, invocation, outcomes
-from frisian_mcp.conf import mcp_settings
+from frisian_mcp.conf import mcp_settings, on_change
 from frisian_mcp.discovery import assign_names, get_discovery_backend, selected
 from frisian_mcp.dispatchers import DispatcherTool, build_dispatchers
 from frisian_mcp.exceptions import ConfigurationError, Forbidden, ToolInputError
@@ -323,13 +320,7 @@ def reset_registry() -> None:
         _registry = None
 
 
-_RELEVANT = frozenset(
-    {"FRISIAN_MCP", "ROOT_URLCONF", "REST_FRAMEWORK", "SPECTACULAR_SETTINGS"}
-    | {"INSTALLED_APPS"}
-)
-
-
-@receiver(setting_changed)
-def _reset_on_setting_change(*, setting: str, **kwargs: Any) -> None:
-    if setting in _RELEVANT:
-        reset_registry()
+on_change(
+    *("FRISIAN_MCP", "ROOT_URLCONF", "REST_FRAMEWORK", "SPECTACULAR_SETTINGS"),
+    "INSTALLED_APPS",
+)(reset_registry)

@@ -19,14 +19,12 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from django.core.signals import setting_changed
-from django.dispatch import receiver
 from django.utils.module_loading import import_string
 from rest_framework import exceptions as drf_exceptions
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
 from rest_framework.request import Request
 
-from frisian_mcp.conf import SETTINGS_NAME, mcp_settings
+from frisian_mcp.conf import SETTINGS_NAME, mcp_settings, on_change
 from frisian_mcp.contrib.oauth.tokens import BaseTokenValidator, Grant, TokenRejected
 from frisian_mcp.exceptions import ConfigurationError
 from frisian_mcp.types import Kind
@@ -134,10 +132,7 @@ def get_config() -> OAuthConfig | None:
 _cache: dict[str, Any] = {}
 
 
-@receiver(setting_changed)
-def _forget_config(*, setting: str, **kwargs: Any) -> None:
-    if setting == SETTINGS_NAME:
-        _cache.clear()
+on_change()(_cache.clear)
 
 
 def _build_config(raw: Any) -> OAuthConfig:
