@@ -206,7 +206,7 @@ class SchemaBuilder:
         self, endpoint: Endpoint, view: Any, auto: AutoSchema
     ) -> dict[str, Any] | None:
         """The shape of one record a stock action returns, if it has one."""
-        if endpoint.kind in (Kind.DELETE, Kind.ACTION):
+        if endpoint.row.result not in ("page", "record"):  # returns no record
             return None
         get = auto.get_response_serializers
         found = self._or(endpoint, lambda: spectacular.serializer(view, get), None)
@@ -298,26 +298,26 @@ def output_schema(
         return None
     # partial_update is stock only when the update it calls is.
     method = "update" if endpoint.action == "partial_update" else endpoint.action
-    kind = action.kind
+    row = endpoint.row
     if getattr(cls, method) is not getattr(action.mixin, method) or (
-        kind != Kind.DELETE and record is None
+        row.result != "deleted" and record is None
     ):
         return None
     records = {"type": "array", "items": record}
-    if kind == Kind.LIST:
+    if row.result == "page":
         counts = {key: {"type": "integer"} for key in ("count", "page", "page_size")}
         page = {"results": records, **counts, "has_more": {"type": "boolean"}}
         page["next_token"] = {"type": "string"}
         shapes = [_obj(page, ["results", "count", "page", "page_size", "has_more"])]
-    elif kind == Kind.DELETE:
+    elif row.result == "deleted":
         shapes = [_obj({"deleted": {"type": "boolean"}}, ["deleted"])]
     else:
         shapes = [record or {}]
-    if kind == Kind.CREATE:
+    if row.bulk:
         bulk = {"created": {"type": "integer"}, "results": records}
         shapes.append(_obj({**bulk, "ids": {"type": "array"}}, ["created"]))
     shapes.append(_obj({"help": {"type": "object"}}, ["help"]))
-    if kind in (Kind.CREATE, Kind.UPDATE):
+    if "mode" in row.arguments:
         shapes.append(_obj({"validation": {"type": "object"}}, ["validation"]))
     return {"type": "object", "anyOf": shapes}
 

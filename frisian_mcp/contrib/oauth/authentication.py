@@ -27,7 +27,7 @@ from rest_framework.request import Request
 from frisian_mcp.conf import SETTINGS_NAME, mcp_settings, on_change
 from frisian_mcp.contrib.oauth.tokens import BaseTokenValidator, Grant, TokenRejected
 from frisian_mcp.exceptions import ConfigurationError
-from frisian_mcp.types import Kind
+from frisian_mcp.types import KINDS
 
 if TYPE_CHECKING:
     from frisian_mcp.tools import Tool
@@ -36,13 +36,12 @@ __all__ = ["BearerTokenAuthentication", "OAuthConfig", "get_config"]
 
 logger = logging.getLogger("frisian_mcp")
 
-#: What a scope entry may name besides a glob of tool names.
-CATEGORIES = frozenset(
-    {"list", "read", "safe_action", "create", "update", "delete", "action"}
-)
+#: What a scope entry may name besides a glob of tool names: the kinds table's
+#: categories, each under its row's scope by default.
+CATEGORIES = frozenset(KINDS)
 DEFAULT_SCOPES: dict[str, list[str]] = {
-    "mcp:read": ["list", "read", "safe_action"],
-    "mcp:write": ["create", "update", "delete", "action"],
+    f"mcp:{scope}": [key for key, row in KINDS.items() if row.scope == scope]
+    for scope in ("read", "write")
 }
 OAUTH_KEYS = frozenset(
     {
@@ -55,7 +54,6 @@ OAUTH_KEYS = frozenset(
     }
 )
 WELL_KNOWN = "/.well-known/oauth-protected-resource"
-_SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -88,9 +86,7 @@ class OAuthConfig:
 
     def scopes_for(self, tool: Tool) -> tuple[str, ...]:
         """The scopes any one of which unlocks ``tool``."""
-        category = tool.kind.value
-        if tool.kind is Kind.ACTION and tool.endpoint.method.upper() in _SAFE_METHODS:
-            category = "safe_action"
+        category = tool.endpoint.category
         return tuple(
             scope
             for scope, entries in self.scopes.items()
