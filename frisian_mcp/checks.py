@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 from django import urls
 from django.conf import settings
 from django.core import checks
-from django.utils.module_loading import import_string
 
 from frisian_mcp.bodies import declared_errors, guessed_warnings
 from frisian_mcp.conf import (
@@ -24,7 +23,6 @@ from frisian_mcp.conf import (
     SETTINGS,
     SETTINGS_NAME,
     Import,
-    mcp_settings,
 )
 from frisian_mcp.exceptions import ConfigurationError, HostError, host_call
 
@@ -51,19 +49,7 @@ def check_settings(
                 id="frisian_mcp.E001",
             )
         ]
-    errors = _check_keys(user)
-    if errors:
-        return errors
-    for key in sorted(user):
-        if isinstance(SETTINGS[key].type, Import):
-            try:
-                getattr(mcp_settings, key)
-            except ConfigurationError as exc:
-                hint = "Fix the dotted path."
-                errors.append(checks.Error(str(exc), hint=hint, id="frisian_mcp.E004"))
-    if not errors:
-        errors.extend(_check_classes())
-    return errors + _check_values(user)
+    return _check_keys(user) or _check_classes(user) + _check_values(user)
 
 
 def _check_keys(user: dict[str, Any]) -> list[checks.CheckMessage]:
@@ -92,29 +78,26 @@ def _check_keys(user: dict[str, Any]) -> list[checks.CheckMessage]:
     return errors
 
 
-def _check_classes() -> list[checks.CheckMessage]:
-    """Each import string's class subclasses its row's base (its own id)."""
+def _check_classes(user: dict[str, Any]) -> list[checks.CheckMessage]:
+    """E004 for a dotted path that does not import; else the row's own id
+    for a class that does not subclass the row's base."""
     errors: list[checks.CheckMessage] = []
-    for key, row in SETTINGS.items():
-        wanted = row.type
+    for key in sorted(user):
+        wanted = SETTINGS[key].type
         if not isinstance(wanted, Import):
             continue
-        base = import_string(wanted.base)
-        value = getattr(mcp_settings, key)
-        classes = (value or []) if wanted.many else [value]
-        if all(
-            c is None or (isinstance(c, type) and issubclass(c, base)) for c in classes
-        ):
+        try:
+            found = wanted.resolve(key, user[key], verify=False)
+        except ConfigurationError as exc:
+            hint = "Fix the dotted path."
+            errors.append(checks.Error(str(exc), hint=hint, id="frisian_mcp.E004"))
             continue
-        what = "list subclasses" if wanted.many else "name a subclass"
-        errors.append(
-            checks.Error(
-                f"{SETTINGS_NAME}[{key!r}] must {what} of {wanted.base}.",
-                hint=f"Name a subclass of {wanted.base} (docs/settings.md, "
-                "docs/extending.md).",
-                id=f"frisian_mcp.{wanted.check_id}",
-            )
-        )
+        found = found if isinstance(found, list) else [found]
+        problem = next(filter(None, (wanted.misfit(key, c) for c in found)), None)
+        if problem is not None:
+            hint = f"Name a subclass of {wanted.base} (docs/settings.md)."
+            check_id = f"frisian_mcp.{wanted.check_id}"
+            errors.append(checks.Error(problem, hint=hint, id=check_id))
     return errors
 
 

@@ -65,11 +65,8 @@ class Value:
 
 
 class Import(Value):
-    """A dotted path (or a list of them) resolved to a class on access.
-
-    ``base``: the dotted path of the class it must subclass, checked as
-    ``check_id``; ``None`` is always allowed when the default is ``None``.
-    """
+    """A dotted path (or a list of them) resolved to a class on access, which
+    must subclass ``base`` (a dotted path; system check ``check_id``)."""
 
     def __init__(self, base: str, check_id: str, *, many: bool = False) -> None:
         super().__init__(
@@ -82,6 +79,30 @@ class Import(Value):
         optional = copy.copy(self)
         optional.text += " or None"
         return optional
+
+    def resolve(self, key: str, value: Any, *, verify: bool = True) -> Any:
+        """``value`` imported (and verified): ConfigurationError if it fails."""
+        if isinstance(value, list | tuple):
+            return [self.resolve(key, item, verify=verify) for item in value]
+        if isinstance(value, str):
+            try:
+                value = import_string(value)
+            except ImportError as exc:
+                raise ConfigurationError(
+                    f"{SETTINGS_NAME}[{key!r}] names {value!r}, which cannot be "
+                    f"imported: {exc}."
+                ) from exc
+        if verify and (problem := self.misfit(key, value)):
+            raise ConfigurationError(problem)
+        return value
+
+    def misfit(self, key: str, found: Any) -> str | None:
+        """What is wrong with the class(es) ``found`` for ``key``, if anything."""
+        base = import_string(self.base)
+        if (isinstance(found, type) and issubclass(found, base)) or found is None:
+            return None
+        what = "list subclasses" if self.many else "name a subclass"
+        return f"{SETTINGS_NAME}[{key!r}] must {what} of {self.base}."
 
 
 def _int(least: int) -> Value:
@@ -111,11 +132,8 @@ Check = Callable[[Any, Mapping[str, Any]], str | None]
 
 
 class Setting(Generic[T]):
-    """One key of ``FRISIAN_MCP``: default, type, check and docs (a row).
-
-    Read from an instance, the row is the key's value (typed ``T``), looked
-    up on first access and then kept on the instance until a reload.
-    """
+    """One key of ``FRISIAN_MCP`` (a row); read from an instance, its value
+    (``T``), looked up on first access and kept until a reload."""
 
     name = ""
 
@@ -137,7 +155,7 @@ class Setting(Generic[T]):
             return self
         value = obj.user_settings.get(self.name, self.default)
         if isinstance(self.type, Import) and value is not None:
-            value = _import(value, self.name)
+            value = self.type.resolve(self.name, value)
         obj.__dict__[self.name] = value  # later reads skip the descriptor
         return value
 
@@ -157,8 +175,7 @@ def _regex(value: str, values: Mapping[str, Any]) -> str | None:
 
 
 def _origins(value: list[str], values: Mapping[str, Any]) -> str | None:
-    origin = re.compile(r"^https?://[^/]+$")
-    if all(o == "*" or origin.match(o.rstrip("/")) for o in value):
+    if all(o == "*" or re.match(r"^https?://[^/]+$", o.rstrip("/")) for o in value):
         return None
     return 'must be a list of "scheme://host[:port]" strings (or "*")'
 
@@ -181,23 +198,17 @@ def _models(value: list[str], values: Mapping[str, Any]) -> str | None:
 
 
 def _viewset_options(value: dict[Any, Any], values: Mapping[str, Any]) -> str | None:
-    from frisian_mcp.discovery import VIEWSET_OPTION_KEYS
+    from frisian_mcp.discovery import VIEWSET_OPTION_KEYS as KEYS
 
-    if all(
-        isinstance(k, str) and isinstance(v, dict) and set(v) <= VIEWSET_OPTION_KEYS
-        for k, v in value.items()
-    ):
+    fine = all(isinstance(v, dict) and set(v) <= KEYS for v in value.values())
+    if fine and all(isinstance(k, str) for k in value):
         return None
-    keys = ", ".join(sorted(VIEWSET_OPTION_KEYS))
-    return f"must map dotted viewset paths to dicts with keys {keys}"
+    return f"must map dotted viewset paths to dicts with keys {', '.join(sorted(KEYS))}"
 
 
 class MCPSettings:
-    """Lazy, cached, typed access to ``settings.FRISIAN_MCP``: the table.
-
-    Every attribute below is one row; ``docs/settings.md`` says more of each
-    (a test holds its table equal to these rows).
-    """
+    """Lazy, cached, typed access to ``settings.FRISIAN_MCP``: each attribute
+    is a row; tests hold docs/settings.md's table equal to them."""
 
     # Discovery and naming
     DISCOVERY_BACKEND: Setting[type[BaseDiscoveryBackend]] = Setting(
@@ -301,10 +312,7 @@ class MCPSettings:
         "default", _TEXT | None, "Django cache alias of the fleet store.", _cache_alias
     )
     PERMISSION_MODELS: Setting[list[str]] = Setting(
-        [],
-        _strings('"app_label.ModelName"'),
-        "Models whose changes change what a caller may do.",
-        _models,
+        [], _strings("model labels"), "Models whose rows grant rights.", _models
     )
     OUTPUT_SCHEMA_LIMIT: Setting[int] = Setting(
         512, _int(0), "Largest listed outputSchema, in bytes."
@@ -353,19 +361,6 @@ class MCPSettings:
 
 #: Every key's default.
 DEFAULTS: dict[str, Any] = {key: row.default for key, row in SETTINGS.items()}
-
-
-def _import(value: Any, key: str) -> Any:
-    if isinstance(value, list | tuple):
-        return [_import(item, key) for item in value]
-    if not isinstance(value, str):
-        return value
-    try:
-        return import_string(value)
-    except ImportError as exc:
-        raise ConfigurationError(
-            f"{SETTINGS_NAME}[{key!r}] names {value!r}, which cannot be imported: {exc}."
-        ) from exc
 
 
 #: The settings object every module reads.

@@ -20,7 +20,7 @@ from frisian_mcp import arguments, guards, invocation, outcomes
 from frisian_mcp.conf import mcp_settings, on_change
 from frisian_mcp.discovery import assign_names, get_discovery_backend, selected
 from frisian_mcp.dispatchers import DispatcherTool, build_dispatchers
-from frisian_mcp.exceptions import ConfigurationError, Forbidden, ToolInputError
+from frisian_mcp.exceptions import Forbidden, ToolInputError
 from frisian_mcp.schema import SchemaBuilder
 from frisian_mcp.spectacular import excluded, live_filters
 from frisian_mcp.tools import Tool
@@ -101,15 +101,8 @@ class ToolRegistry:
     @functools.cached_property
     def store(self) -> BaseStore | None:
         """Where schemas and visible sets are kept beyond the process, if set."""
-        backend = mcp_settings.STORE_BACKEND
-        if backend is None:
-            return None
-        if not (isinstance(backend, type) and issubclass(backend, BaseStore)):
-            raise ConfigurationError(
-                "FRISIAN_MCP['STORE_BACKEND'] must name a subclass of "
-                "frisian_mcp.visibility.BaseStore."
-            )
-        return backend(self)
+        backend = mcp_settings.STORE_BACKEND  # a BaseStore subclass (conf.py)
+        return None if backend is None else backend(self)
 
     def visible(self, context: CallContext | None) -> Visibility:
         """Who-may-see-what for one caller (everything without a context)."""
