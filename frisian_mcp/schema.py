@@ -30,7 +30,7 @@ from frisian_mcp.jsonschema import parameter_schema, to_json_schema
 from frisian_mcp.pagination import pages
 from frisian_mcp.relations import Relation, record_schema
 from frisian_mcp.spectacular import make_view
-from frisian_mcp.types import ACTIONS, PATH_VARIABLE, Endpoint, Kind, SchemaProblem
+from frisian_mcp.types import ACTIONS, PATH_VARIABLE, Endpoint, SchemaProblem
 
 __all__ = ["SchemaBuilder", "SchemaProblem", "ToolSchema"]
 
@@ -155,7 +155,7 @@ class SchemaBuilder:
         record = self._record(endpoint, view, auto)
         record_fields = tuple((record or {}).get("properties") or ())
         # Whether a filter set of the list view adds filters per instance.
-        sets = endpoint.kind == Kind.LIST and self._or(
+        sets = "filters" in endpoint.row.arguments and self._or(
             endpoint, lambda: spectacular.filter_sets(view), None
         )
         growing = any(spectacular.grows_filters(cls) for _, cls in sets or ())
@@ -272,7 +272,7 @@ def _url_arguments(
         schema = parameter_schema(parameter, components, defs) or {}
         if parameter.get("explode") is False:
             url.joined.add(name)
-        if endpoint.kind == Kind.LIST:
+        if "filters" in endpoint.row.arguments:  # a list tool's query: filters
             url.filters[name] = schema
             continue
         taken = name in url.properties or name in body.properties
