@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -114,3 +117,29 @@ def test_a_setting_change_runs_each_registered_function_once() -> None:
     with override_settings(UNRELATED=1):
         pass
     assert seen == ["x", "x"]  # on entering and on leaving
+
+
+@pytest.mark.subprocess
+def test_importing_every_module_reads_no_setting() -> None:
+    """No module reads a setting at import, core or extra (STYLE.md §2)."""
+    script = (
+        "import django, importlib, pkgutil; django.setup()\n"
+        "import frisian_mcp\n"
+        "from frisian_mcp.conf import mcp_settings\n"
+        "for found in pkgutil.walk_packages(frisian_mcp.__path__, 'frisian_mcp.'):\n"
+        "    importlib.import_module(found.name)\n"
+        "print(sorted(mcp_settings.__dict__))"
+    )
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "tests.settings_core"}
+    env.pop("DATABASE_URL", None)
+    root = Path(__file__).parent.parent
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["[]"]
