@@ -18,7 +18,7 @@ from django.core import signing
 from frisian_mcp.conf import mcp_settings
 from frisian_mcp.examples import example_arguments, schema_types
 from frisian_mcp.exceptions import ToolInputError
-from frisian_mcp.types import Call, ErrorCode, JSONObject, Kind, ListState
+from frisian_mcp.types import KINDS, Call, ErrorCode, JSONObject, Kind, ListState
 
 __all__ = [
     "CLIENT_KEYS",
@@ -37,19 +37,8 @@ __all__ = [
 ]
 
 
-_LIST = frozenset({Kind.LIST})
-#: Which kinds of tool take each protocol argument.
-_KINDS = {
-    "help": frozenset(Kind),
-    "mode": frozenset({Kind.CREATE, Kind.UPDATE}),
-    "filters": _LIST,
-    "page": _LIST,
-    "page_size": _LIST,
-    "continuation_token": _LIST,
-    "filter_keys": frozenset({Kind.LIST, Kind.READ}),
-}
-#: Names of every protocol argument.
-NAMES = frozenset(_KINDS)
+#: Names of every protocol argument (which kinds take each: types.KINDS).
+NAMES = frozenset(name for row in KINDS.values() for name in row.arguments)
 #: Keys some MCP clients add inside ``arguments`` on every call: dropped
 #: unless the tool declares the name (docs/index.md, "Keys clients add").
 CLIENT_KEYS = frozenset({"_meta", "toolCallId"})
@@ -148,7 +137,7 @@ def declared_for(
     }
     declared = {}
     for name, schema in schemas.items():
-        takes = kind in _KINDS[name] or (paged and name in _PAGING)
+        takes = name in KINDS[kind].arguments or (paged and name in _PAGING)
         if schema is not None and takes:
             short = _GROWING[0] if growing and name == "filters" else _DOCS[name][0]
             declared[name] = {**schema, "description": short}
@@ -349,11 +338,7 @@ def help_document(
         doc["filters"] = {name: _summary(p) for name, p in sorted(every.items())}
     if schema.record_fields:
         doc["record_fields"] = list(schema.record_fields)
-    if (
-        kind == Kind.CREATE
-        and schema.body_argument is None
-        and not schema.path_arguments
-    ):
+    if KINDS[kind].bulk and schema.body_argument is None and not schema.path_arguments:
         doc["bulk"] = (
             'Create many at once: {"objects": [{...}, {...}]} as the only argument; '
             "all are saved or none."

@@ -9,25 +9,21 @@ every ``manage.py`` command runs only the cheap checks (ADR 0015).
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from django import urls
 from django.conf import settings
 from django.core import checks
-from django.views import View
-from rest_framework.authentication import BaseAuthentication
 
 from frisian_mcp.bodies import declared_errors, guessed_warnings
 from frisian_mcp.conf import (
     DEFAULTS,
-    IMPORT_STRINGS,
     REMOVED_SETTINGS,
+    SETTINGS,
     SETTINGS_NAME,
-    mcp_settings,
+    Import,
 )
-from frisian_mcp.discovery import VIEWSET_OPTION_KEYS
 from frisian_mcp.exceptions import ConfigurationError, HostError, host_call
 
 if TYPE_CHECKING:
@@ -36,24 +32,12 @@ if TYPE_CHECKING:
 
 __all__ = ["check_schemas", "check_settings", "check_tools"]
 
-_POSITIVE_INTS = (
-    *("MAX_REQUEST_BYTES", "MAX_JSON_DEPTH", "MAX_BATCH_MESSAGES", "MAX_QUERY_LENGTH"),
-    *("TOOLS_LIST_PAGE_SIZE", "PAGE_SIZE", "MAX_PAGE_SIZE", "DISPATCHER_THRESHOLD"),
-    *("CONTINUATION_TOKEN_MAX_AGE", "CONFIRM_MAX_AGE"),
-)
-_CHOICES = {
-    "TOOL_LAYOUT": ("auto", "flat", "dispatcher"),
-    "DISPATCHER_GROUP_BY": ("app", "namespace", "path"),
-    "INPUT_ERROR_STYLE": ("jsonrpc", "tool_result"),
-    "UNMAPPED_FIELD_POLICY": ("RAISE", "WARN", "IGNORE"),
-}
-
 
 @checks.register()
 def check_settings(
     app_configs: Iterable[Any] | None = None, **kwargs: Any
 ) -> list[checks.CheckMessage]:
-    """Check the ``FRISIAN_MCP`` dict: shape, keys, imports and values."""
+    """Check the ``FRISIAN_MCP`` dict against the settings table (conf.py)."""
     user = getattr(settings, SETTINGS_NAME, None)
     if user is None:
         user = {}
@@ -65,6 +49,11 @@ def check_settings(
                 id="frisian_mcp.E001",
             )
         ]
+    return _check_keys(user) or _check_classes(user) + _check_values(user)
+
+
+def _check_keys(user: dict[str, Any]) -> list[checks.CheckMessage]:
+    """E003 for removed keys, E002 for unknown ones."""
     errors: list[checks.CheckMessage] = []
     for key in user:
         if key in REMOVED_SETTINGS:
@@ -75,8 +64,8 @@ def check_settings(
                     id="frisian_mcp.E003",
                 )
             )
-        elif key not in DEFAULTS:
-            close = difflib.get_close_matches(str(key), DEFAULTS, n=1)
+        elif key not in SETTINGS:
+            close = difflib.get_close_matches(str(key), SETTINGS, n=1)
             errors.append(
                 checks.Error(
                     f"{SETTINGS_NAME} has an unknown key {key!r}.",
@@ -86,127 +75,44 @@ def check_settings(
                     id="frisian_mcp.E002",
                 )
             )
-    if errors:
-        return errors
-    for key in sorted(IMPORT_STRINGS & set(user)):
-        try:
-            getattr(mcp_settings, key)
-        except ConfigurationError as exc:
-            errors.append(
-                checks.Error(
-                    str(exc), hint="Fix the dotted path.", id="frisian_mcp.E004"
-                )
-            )
-    if not errors:
-        errors.extend(_check_classes())
-    errors.extend(_check_values(user))
     return errors
 
 
-def _check_classes() -> list[checks.CheckMessage]:
-    from frisian_mcp.discovery import BaseDiscoveryBackend
-    from frisian_mcp.hooks import BaseCallHook
-
+def _check_classes(user: dict[str, Any]) -> list[checks.CheckMessage]:
+    """E004 for a dotted path that does not import; else the row's own id
+    for a class that does not subclass the row's base."""
     errors: list[checks.CheckMessage] = []
-    backend: object = mcp_settings.DISCOVERY_BACKEND
-    if not (isinstance(backend, type) and issubclass(backend, BaseDiscoveryBackend)):
-        errors.append(
-            checks.Error(
-                f"{SETTINGS_NAME}['DISCOVERY_BACKEND'] must be a subclass of "
-                "frisian_mcp.discovery.BaseDiscoveryBackend.",
-                hint="Subclass BaseDiscoveryBackend or URLConfDiscoveryBackend (docs/extending.md).",
-                id="frisian_mcp.E005",
-            )
-        )
-    for key, base, check_id in (
-        ("AUTHENTICATION_CLASSES", BaseAuthentication, "E006"),
-        ("CALL_HOOKS", BaseCallHook, "E012"),
-    ):
-        classes = getattr(mcp_settings, key) or []
-        if not all(isinstance(c, type) and issubclass(c, base) for c in classes):
-            name = f"{base.__module__}.{base.__qualname__}"
-            errors.append(
-                checks.Error(
-                    f"{SETTINGS_NAME}[{key!r}] must list subclasses of {name}.",
-                    hint=f"Name subclasses of {name} (docs/settings.md).",
-                    id=f"frisian_mcp.{check_id}",
-                )
-            )
-    page: object = mcp_settings.BROWSER_VIEW_CLASS
-    if page is not None and not (isinstance(page, type) and issubclass(page, View)):
-        message = f"{SETTINGS_NAME}['BROWSER_VIEW_CLASS'] must be a Django view class."
-        hint = "Name a subclass of django.views.View (docs/extending.md)."
-        errors.append(checks.Error(message, hint=hint, id="frisian_mcp.E011"))
+    for key in sorted(user):
+        wanted = SETTINGS[key].type
+        if not isinstance(wanted, Import):
+            continue
+        try:
+            found = wanted.resolve(key, user[key], verify=False)
+        except ConfigurationError as exc:
+            hint = "Fix the dotted path."
+            errors.append(checks.Error(str(exc), hint=hint, id="frisian_mcp.E004"))
+            continue
+        found = found if isinstance(found, list) else [found]
+        problem = next(filter(None, (wanted.misfit(key, c) for c in found)), None)
+        if problem is not None:
+            hint = f"Name a subclass of {wanted.base} (docs/settings.md)."
+            check_id = f"frisian_mcp.{wanted.check_id}"
+            errors.append(checks.Error(problem, hint=hint, id=check_id))
     return errors
-
-
-def _numbers(values: dict[str, Any]) -> list[str]:
-    """What is wrong with the numeric settings."""
-    problems = []
-    for key in (
-        *_POSITIVE_INTS,
-        "CACHE_TTL_MS",
-        "OUTPUT_SCHEMA_LIMIT",
-        "FILTER_LIST_LIMIT",
-    ):
-        value, least = values[key], 1 if key in _POSITIVE_INTS else 0
-        if isinstance(value, bool) or not isinstance(value, int) or value < least:
-            kind = "a positive integer" if least else "an integer of 0 or more"
-            problems.append(f"{key} must be {kind}")
-    if not problems and values["PAGE_SIZE"] > values["MAX_PAGE_SIZE"]:
-        problems.append("PAGE_SIZE must not exceed MAX_PAGE_SIZE")
-    return problems
 
 
 def _check_values(user: dict[str, Any]) -> list[checks.CheckMessage]:
+    """E007: each value of the wrong type, or failing its row's check."""
     values = {**DEFAULTS, **user}
-    problems = _numbers(values)
-    alias = values["CACHE"]
-    if alias is not None and alias not in settings.CACHES:
-        problems.append("CACHE must be None or an alias in the CACHES setting")
-    for key, choices in _CHOICES.items():
-        if values[key] not in choices:
-            problems.append(f"{key} must be one of " + ", ".join(map(repr, choices)))
-    for key in ("INCLUDE", "EXCLUDE", "CONFIRM"):
-        patterns = values[key]
-        if not isinstance(patterns, list | tuple) or not all(
-            isinstance(p, str) for p in patterns
-        ):
-            problems.append(f"{key} must be a list of glob patterns (strings)")
-    options = values["VIEWSET_OPTIONS"]
-    if not isinstance(options, dict) or not all(
-        isinstance(k, str) and isinstance(v, dict) and set(v) <= VIEWSET_OPTION_KEYS
-        for k, v in options.items()
-    ):
-        problems.append(
-            "VIEWSET_OPTIONS must map dotted viewset paths to dicts with keys "
-            + ", ".join(sorted(VIEWSET_OPTION_KEYS))
-        )
-    origins = values["ALLOWED_ORIGINS"]
-    if not isinstance(origins, list | tuple) or not all(
-        isinstance(o, str)
-        and (o == "*" or re.match(r"^https?://[^/]+$", o.rstrip("/")))
-        for o in origins
-    ):
-        problems.append(
-            'ALLOWED_ORIGINS must be a list of "scheme://host[:port]" strings (or "*")'
-        )
-    prefix = values["PATH_PREFIX"]
-    if prefix is not None:
-        try:
-            re.compile(str(prefix))
-        except re.error:
-            problems.append("PATH_PREFIX must be a valid regular expression or None")
-    for key in ("REQUIRE_AUTHENTICATION", "FILTER_TOOLS_BY_PERMISSION"):
-        if not isinstance(values[key], bool):
-            problems.append(f"{key} must be True or False")
-    for key in ("SERVER_NAME",):
-        if not isinstance(values[key], str) or not values[key]:
-            problems.append(f"{key} must be a non-empty string")
-    version = values["API_VERSION"]
-    if version is not None and (not isinstance(version, str) or not version):
-        problems.append("API_VERSION must be None or a non-empty string")
-    problems.extend(_permission_models(values["PERMISSION_MODELS"]))
+    problems = []
+    for key, row in SETTINGS.items():
+        value = values[key]
+        if not row.type.test(value):
+            problems.append(f"{key} must be {row.type.text}")
+        elif row.check is not None and value is not None:
+            problem = row.check(value, values)
+            if problem is not None:
+                problems.append(f"{key} {problem}")
     return [
         checks.Error(
             f"{SETTINGS_NAME}: {problem}.",
@@ -215,25 +121,6 @@ def _check_values(user: dict[str, Any]) -> list[checks.CheckMessage]:
         )
         for problem in problems
     ]
-
-
-def _permission_models(labels: Any) -> list[str]:
-    """What is wrong with ``PERMISSION_MODELS``: its shape, unknown models."""
-    from django.apps import apps
-
-    if not isinstance(labels, list | tuple) or not all(
-        isinstance(label, str) for label in labels
-    ):
-        return ['PERMISSION_MODELS must be a list of "app_label.ModelName" strings']
-    unknown = []
-    for label in labels:
-        try:
-            apps.get_model(label)
-        except (LookupError, ValueError):
-            unknown.append(label)
-    if unknown:
-        return [f"PERMISSION_MODELS names no installed model: {', '.join(unknown)}"]
-    return []
 
 
 def _endpoint_mounts() -> list[str]:

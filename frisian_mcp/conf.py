@@ -1,13 +1,18 @@
-"""Settings: the one ``FRISIAN_MCP`` dict, its defaults, typed lazy access.
+"""Settings: the one table of ``FRISIAN_MCP`` keys, and typed lazy access.
 
-Read every setting as ``mcp_settings.KEY``: looked up on first access (never
-at import), import strings resolved, cached, and reset on Django's
-``setting_changed`` signal. ``docs/settings.md`` documents every key.
+Each row of :class:`MCPSettings` is a :class:`Setting` (default, type, check,
+doc): the defaults, ``mcp_settings.KEY``, the system checks and the table of
+``docs/settings.md`` come from it (ADR 0029). Values are read on first access,
+never at import, and forgotten by the one ``setting_changed`` receiver, which
+runs every function registered with :func:`on_change`.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import copy
+import re
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 from django.conf import settings
 from django.core.signals import setting_changed
@@ -26,213 +31,316 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULTS",
-    "IMPORT_STRINGS",
     "REMOVED_SETTINGS",
+    "SETTINGS",
     "SETTINGS_NAME",
+    "Import",
     "MCPSettings",
+    "Setting",
+    "Value",
     "mcp_settings",
+    "on_change",
 ]
+
+T = TypeVar("T")
+F = TypeVar("F", bound=Callable[[], object])
 
 #: The name of the Django setting that holds frisian_mcp's configuration.
 SETTINGS_NAME = "FRISIAN_MCP"
-
-DEFAULTS: dict[str, Any] = {
-    # Class that finds the project's DRF endpoints; dotted path to a subclass
-    # of frisian_mcp.discovery.BaseDiscoveryBackend.
-    # Example: "myproject.mcp.AllowListDiscoveryBackend".
-    "DISCOVERY_BACKEND": "frisian_mcp.discovery.URLConfDiscoveryBackend",
-    # Dotted path of the URLconf module the default backend walks; None walks
-    # settings.ROOT_URLCONF. Example: "myproject.api_urls".
-    "URLCONF": None,
-    # Regex matching the leading part of API paths that tool names leave out;
-    # None strips the longest common leading path segments of all endpoints.
-    # Example: r"^/api/" (so /api/v1/contacts/ becomes v1__contacts__list).
-    "PATH_PREFIX": None,
-    # The API version tools ask for from views that read it from the request
-    # (DRF's AcceptHeaderVersioning, QueryParameterVersioning): each call's
-    # inner request carries it as REST clients send it, and the schemas are
-    # built for it. None: every view's default_version. URL path, namespace
-    # and host-name versions come from the route. Example: "2.0".
-    "API_VERSION": None,
-    # Per-viewset options for viewsets you cannot edit, by dotted class path:
-    # {"name": str, "exclude": bool, "actions": [..], "group": str}; an
-    # mcp_<key> attribute on the class wins. Example:
-    # {"otherapp.views.ThingViewSet": {"exclude": True}}.
-    "VIEWSET_OPTIONS": {},
-    # Glob patterns (fnmatch) of tool names to expose; empty exposes all.
-    # Example: ["contacts__*", "dcim__*"].
-    "INCLUDE": [],
-    # Glob patterns of tool names to hide, applied after INCLUDE.
-    # Example: ["*__destroy"].
-    "EXCLUDE": [],
-    # "flat" (one tool per action), "dispatcher" (one tool per group that
-    # routes by resource and action) or "auto" (dispatchers when there would
-    # be more than DISPATCHER_THRESHOLD flat tools).
-    "TOOL_LAYOUT": "auto",
-    # Flat tool count above which "auto" switches to dispatchers.
-    "DISPATCHER_THRESHOLD": 100,
-    # How dispatcher groups are formed: "app" (the model's app label),
-    # "namespace" (the URL namespace) or "path" (the first name segment);
-    # a viewset's mcp_group overrides.
-    "DISPATCHER_GROUP_BY": "app",
-    # What to do with a serializer field that has no JSON Schema mapping:
-    # "RAISE" (SchemaError), "WARN" (warn, accept any JSON) or "IGNORE"
-    # (accept any JSON silently).
-    "UNMAPPED_FIELD_POLICY": "WARN",
-    # serverInfo.name returned by initialize. Example: "acme-crm".
-    "SERVER_NAME": "frisian-mcp",
-    # serverInfo.title (a human-readable name); None leaves it out.
-    "SERVER_TITLE": None,
-    # Instructions returned by initialize to steer the agent; None leaves them
-    # out. Example: "Contacts are unique by email."
-    "SERVER_INSTRUCTIONS": None,
-    # Origins (scheme://host[:port]) allowed in the Origin header besides the
-    # endpoint's own origin; any other Origin gets 403. "*" allows any origin
-    # (not recommended). Example: ["http://localhost:6274"].
-    "ALLOWED_ORIGINS": [],
-    # Whether the endpoint refuses callers no authenticator recognises (401
-    # with a WWW-Authenticate challenge). False lets anonymous callers in;
-    # each viewset's own permission classes still apply to them.
-    "REQUIRE_AUTHENTICATION": True,
-    # Whether tools/list shows each caller only the tools whose permission
-    # classes (has_permission) it passes; calls to the others answer as for
-    # an unknown tool (ADR 0016). False lists every tool to everyone.
-    "FILTER_TOOLS_BY_PERMISSION": True,
-    # Authentication classes for the endpoint (dotted paths); None uses
-    # REST_FRAMEWORK["DEFAULT_AUTHENTICATION_CLASSES"].
-    # Example: ["rest_framework.authentication.TokenAuthentication"].
-    "AUTHENTICATION_CLASSES": None,
-    # The page a browser gets at the endpoint (a GET whose Accept prefers
-    # text/html): dotted path to a django.views.View subclass; None: such a
-    # GET gets 405 as any other. Example (docs/explorer.md):
-    # "frisian_mcp.contrib.explorer.views.ExplorerView".
-    "BROWSER_VIEW_CLASS": None,
-    # Largest accepted request body in bytes; larger bodies get HTTP 413.
-    # The default fits a bulk create of 10,000 small rows. Example: 4_194_304.
-    "MAX_REQUEST_BYTES": 1_048_576,
-    # Deepest nesting of arrays and objects accepted in a request body; deeper
-    # bodies are an invalid request (-32600). Example: 16.
-    "MAX_JSON_DEPTH": 32,
-    # Messages in one JSON-RPC batch (2025-03-26 only); more is -32600 and
-    # nothing in the batch runs.
-    "MAX_BATCH_MESSAGES": 20,
-    # Longest query string (URL-encoded, in characters) a call's filters and
-    # query arguments may make; longer calls get -32602. A REST caller is
-    # bounded the same way by its web server's request line. Example: 16_384.
-    "MAX_QUERY_LENGTH": 8192,
-    # How argument errors reach the agent: "jsonrpc" (a JSON-RPC -32602 error
-    # with error.data) or "tool_result" (the same payload as a tools/call
-    # result with isError: true, as MCP 2025-11-25 recommends; ADR 0004).
-    "INPUT_ERROR_STYLE": "jsonrpc",
-    # Tools per tools/list page; the rest follow via nextCursor. Example: 200.
-    "TOOLS_LIST_PAGE_SIZE": 100,
-    # Models, beside Django's auth models, whose saves and deletes change what
-    # a caller may do ("app_label.ModelName"): with the fleet store, each
-    # change makes every cached tool list stale. Example (django-guardian):
-    # ["guardian.UserObjectPermission", "guardian.GroupObjectPermission"].
-    "PERMISSION_MODELS": [],
-    # Milliseconds a 2026-07-28 client may cache tools/list and
-    # server/discover results (their ttlMs; cacheScope is always "private").
-    # 0: always stale. Example: 300_000.
-    "CACHE_TTL_MS": 60_000,
-    # Where built schemas and each caller's visible tools are kept beyond the
-    # process: dotted path of a frisian_mcp.visibility.BaseStore subclass.
-    # None keeps them in the process only. Example (docs/fleet.md):
-    # "frisian_mcp.contrib.fleet.store.FleetStore".
-    "STORE_BACKEND": None,
-    # Alias of the Django cache (CACHES) the fleet store keeps them in (each
-    # caller's visible tools for CACHE_TTL_MS), shared by every worker using
-    # that cache. None: keep nothing. Example: "mcp".
-    "CACHE": "default",
-    # Largest outputSchema (compact JSON, in bytes) a tools/list entry
-    # carries; larger ones are left to help (docs/listing.md). 0: none.
-    "OUTPUT_SCHEMA_LIMIT": 512,
-    # Most filter keys a list tool's listed inputSchema types one by one;
-    # more are summarised (help lists them all). Example: 100.
-    "FILTER_LIST_LIMIT": 40,
-    # Rows per page of a list tool when the call gives no page_size.
-    "PAGE_SIZE": 50,
-    # Largest page_size a list tool accepts (larger values are rejected).
-    "MAX_PAGE_SIZE": 200,
-    # Seconds a list result's next_token stays valid. Example: 600.
-    "CONTINUATION_TOKEN_MAX_AGE": 3600,
-    # Call hooks: dotted paths of frisian_mcp.hooks.BaseCallHook subclasses
-    # that add protocol arguments to schemas and step into calls before the
-    # action runs (docs/extending.md). Example:
-    # ["frisian_mcp.contrib.confirm.ConfirmationHook"].
-    "CALL_HOOKS": [],
-    # Tools that need a person's confirmation before they run (read by
-    # frisian_mcp.contrib.confirm, docs/safety.md): tool-name globs, kinds
-    # ("delete", "update", "create", "action"), stock actions ("destroy",
-    # "partial_update") or "destructive" (every destructiveHint tool).
-    # Example: ["destroy"].
-    "CONFIRM": [],
-    # Seconds a confirmation token stays valid. Example: 120.
-    "CONFIRM_MAX_AGE": 300,
-    # OAuth 2.1 resource server (docs/authorization.md); None: off. A dict with
-    # RESOURCE (the endpoint's canonical https URL, required),
-    # AUTHORIZATION_SERVERS (issuer URLs), TOKEN_VALIDATOR (dotted path of a
-    # frisian_mcp.contrib.oauth.tokens.BaseTokenValidator), VALIDATOR_OPTIONS, SCOPES
-    # (scope -> tool categories or tool-name globs) and RESOURCE_NAME.
-    # Example: {"RESOURCE": "https://api.example.com/mcp",
-    # "AUTHORIZATION_SERVERS": ["https://auth.example.com"]}.
-    "OAUTH": None,
-}
-
-#: Keys whose values are dotted paths resolved to objects on access.
-IMPORT_STRINGS = frozenset(
-    {"DISCOVERY_BACKEND", "AUTHENTICATION_CLASSES", "STORE_BACKEND"}
-    | {"BROWSER_VIEW_CLASS", "CALL_HOOKS"}
-)
-
-#: Keys that existed once, with the reason they are gone.
+#: Keys that existed once, with the reason they are gone (``E003``).
 REMOVED_SETTINGS: dict[str, str] = {}
+#: Every row of the table, by key, in the order of :class:`MCPSettings`.
+SETTINGS: dict[str, Setting[Any]] = {}
+
+
+class Value:
+    """What a setting takes: its wording in the docs and a test of a value."""
+
+    def __init__(self, text: str, test: Callable[[Any], bool]) -> None:
+        self.text, self.test = text, test
+
+    def __or__(self, other: None) -> Value:
+        """The same, or ``None``."""
+        return Value(f"{self.text} or None", lambda v: v is None or self.test(v))
+
+
+class Import(Value):
+    """A dotted path (or a list of them) resolved to a class on access, which
+    must subclass ``base`` (a dotted path; system check ``check_id``)."""
+
+    def __init__(self, base: str, check_id: str, *, many: bool = False) -> None:
+        super().__init__(
+            "a list of dotted paths" if many else "a dotted path", lambda v: True
+        )
+        self.base, self.check_id, self.many = base, check_id, many
+
+    def __or__(self, other: None) -> Import:
+        """The same, or ``None``."""
+        optional = copy.copy(self)
+        optional.text += " or None"
+        return optional
+
+    def resolve(self, key: str, value: Any, *, verify: bool = True) -> Any:
+        """``value`` imported (and verified): ConfigurationError if it fails."""
+        if isinstance(value, list | tuple):
+            return [self.resolve(key, item, verify=verify) for item in value]
+        if isinstance(value, str):
+            try:
+                value = import_string(value)
+            except ImportError as exc:
+                raise ConfigurationError(
+                    f"{SETTINGS_NAME}[{key!r}] names {value!r}, which cannot be "
+                    f"imported: {exc}."
+                ) from exc
+        if verify and (problem := self.misfit(key, value)):
+            raise ConfigurationError(problem)
+        return value
+
+    def misfit(self, key: str, found: Any) -> str | None:
+        """What is wrong with the class(es) ``found`` for ``key``, if anything."""
+        base = import_string(self.base)
+        if (isinstance(found, type) and issubclass(found, base)) or found is None:
+            return None
+        what = "list subclasses" if self.many else "name a subclass"
+        return f"{SETTINGS_NAME}[{key!r}] must {what} of {self.base}."
+
+
+def _int(least: int) -> Value:
+    return Value(f"an int >= {least}", lambda v: type(v) is int and v >= least)
+
+
+def _choice(*options: str) -> Value:
+    words = ", ".join(f'"{o}"' for o in options)
+    return Value(f"one of {words}", options.__contains__)
+
+
+def _strings(what: str) -> Value:
+    return Value(
+        f"a list of {what}",
+        lambda v: isinstance(v, list | tuple) and all(isinstance(i, str) for i in v),
+    )
+
+
+_BOOL = Value("a bool", lambda v: isinstance(v, bool))
+_TEXT = Value("a str", lambda v: isinstance(v, str) and v != "")
+_GLOBS = _strings("glob patterns")
+_DICT = Value("a dict", lambda v: isinstance(v, dict))
+#: Checked by the extra that reads it (OAUTH: frisian_mcp.E009).
+_EXTRA = Value("a dict", lambda v: True)
+#: A check beyond the type: the problem with ``value`` among ``values``.
+Check = Callable[[Any, Mapping[str, Any]], str | None]
+
+
+class Setting(Generic[T]):
+    """One key of ``FRISIAN_MCP`` (a row); read from an instance, its value
+    (``T``), looked up on first access and kept until a reload."""
+
+    name = ""
+
+    def __init__(
+        self, default: Any, type: Value, doc: str, check: Check | None = None
+    ) -> None:
+        self.default, self.type, self.doc, self.check = default, type, doc, check
+
+    def __set_name__(self, owner: type[Any], name: str) -> None:
+        self.name = name
+        SETTINGS[name] = self
+
+    @overload
+    def __get__(self, obj: None, owner: type[Any]) -> Setting[T]: ...
+    @overload
+    def __get__(self, obj: MCPSettings, owner: type[Any]) -> T: ...
+    def __get__(self, obj: MCPSettings | None, owner: type[Any]) -> Any:
+        if obj is None:
+            return self
+        value = obj.user_settings.get(self.name, self.default)
+        if isinstance(self.type, Import) and value is not None:
+            value = self.type.resolve(self.name, value)
+        obj.__dict__[self.name] = value  # later reads skip the descriptor
+        return value
+
+
+def _page_size(value: int, values: Mapping[str, Any]) -> str | None:
+    top = values["MAX_PAGE_SIZE"]
+    wrong = _int(1).test(top) and value > top
+    return "must not exceed MAX_PAGE_SIZE" if wrong else None
+
+
+def _regex(value: str, values: Mapping[str, Any]) -> str | None:
+    try:
+        re.compile(value)
+    except re.error:
+        return "must be a valid regular expression or None"
+    return None
+
+
+def _origins(value: list[str], values: Mapping[str, Any]) -> str | None:
+    if all(o == "*" or re.match(r"^https?://[^/]+$", o.rstrip("/")) for o in value):
+        return None
+    return 'must be a list of "scheme://host[:port]" strings (or "*")'
+
+
+def _cache_alias(value: str, values: Mapping[str, Any]) -> str | None:
+    known = value in settings.CACHES
+    return None if known else "must be None or an alias in the CACHES setting"
+
+
+def _models(value: list[str], values: Mapping[str, Any]) -> str | None:
+    from django.apps import apps
+
+    unknown = []
+    for label in value:
+        try:
+            apps.get_model(label)
+        except (LookupError, ValueError):
+            unknown.append(label)
+    return f"names no installed model: {', '.join(unknown)}" if unknown else None
+
+
+def _viewset_options(value: dict[Any, Any], values: Mapping[str, Any]) -> str | None:
+    from frisian_mcp.discovery import VIEWSET_OPTION_KEYS as KEYS
+
+    fine = all(isinstance(v, dict) and set(v) <= KEYS for v in value.values())
+    if fine and all(isinstance(k, str) for k in value):
+        return None
+    return f"must map dotted viewset paths to dicts with keys {', '.join(sorted(KEYS))}"
 
 
 class MCPSettings:
-    """Lazy, cached, typed access to ``settings.FRISIAN_MCP`` over DEFAULTS."""
+    """Lazy, cached, typed access to ``settings.FRISIAN_MCP``: each attribute
+    is a row; tests hold docs/settings.md's table equal to them."""
 
-    DISCOVERY_BACKEND: type[BaseDiscoveryBackend]
-    URLCONF: str | None
-    PATH_PREFIX: str | None
-    API_VERSION: str | None
-    VIEWSET_OPTIONS: dict[str, dict[str, Any]]
-    INCLUDE: list[str]
-    EXCLUDE: list[str]
-    TOOL_LAYOUT: str
-    DISPATCHER_THRESHOLD: int
-    DISPATCHER_GROUP_BY: str
-    UNMAPPED_FIELD_POLICY: str
-    SERVER_NAME: str
-    SERVER_TITLE: str | None
-    SERVER_INSTRUCTIONS: str | None
-    ALLOWED_ORIGINS: list[str]
-    REQUIRE_AUTHENTICATION: bool
-    FILTER_TOOLS_BY_PERMISSION: bool
-    AUTHENTICATION_CLASSES: list[type[BaseAuthentication]] | None
-    BROWSER_VIEW_CLASS: type[View] | None
-    MAX_REQUEST_BYTES: int
-    MAX_JSON_DEPTH: int
-    MAX_BATCH_MESSAGES: int
-    MAX_QUERY_LENGTH: int
-    INPUT_ERROR_STYLE: str
-    TOOLS_LIST_PAGE_SIZE: int
-    PERMISSION_MODELS: list[str]
-    CACHE_TTL_MS: int
-    STORE_BACKEND: type[BaseStore] | None
-    CACHE: str | None
-    OUTPUT_SCHEMA_LIMIT: int
-    FILTER_LIST_LIMIT: int
-    PAGE_SIZE: int
-    MAX_PAGE_SIZE: int
-    CONTINUATION_TOKEN_MAX_AGE: int
-    CALL_HOOKS: list[type[BaseCallHook]]
-    CONFIRM: list[str]
-    CONFIRM_MAX_AGE: int
-    OAUTH: dict[str, Any] | None
-
-    def __init__(self) -> None:
-        self._cache: dict[str, Any] = {}
+    # Discovery and naming
+    DISCOVERY_BACKEND: Setting[type[BaseDiscoveryBackend]] = Setting(
+        "frisian_mcp.discovery.URLConfDiscoveryBackend",
+        Import("frisian_mcp.discovery.BaseDiscoveryBackend", "E005"),
+        "Class that finds the endpoints to expose.",
+    )
+    URLCONF: Setting[str | None] = Setting(
+        None, _TEXT | None, "URLconf module the default backend walks."
+    )
+    PATH_PREFIX: Setting[str | None] = Setting(
+        None,
+        Value("a regex", lambda v: isinstance(v, str)) | None,
+        "Leading part of API paths that tool names leave out.",
+        _regex,
+    )
+    API_VERSION: Setting[str | None] = Setting(
+        None, _TEXT | None, "API version the tools ask views for."
+    )
+    VIEWSET_OPTIONS: Setting[dict[str, dict[str, Any]]] = Setting(
+        {}, _DICT, "Options of viewsets you cannot edit.", _viewset_options
+    )
+    INCLUDE: Setting[list[str]] = Setting(
+        [], _GLOBS, "Tool names to expose (empty: all)."
+    )
+    EXCLUDE: Setting[list[str]] = Setting([], _GLOBS, "Tool names to hide.")
+    UNMAPPED_FIELD_POLICY: Setting[str] = Setting(
+        "WARN", _choice("RAISE", "WARN", "IGNORE"), "A field with no JSON Schema."
+    )
+    # Server identity
+    SERVER_NAME: Setting[str] = Setting(
+        "frisian-mcp", _TEXT, "serverInfo.name of initialize."
+    )
+    SERVER_TITLE: Setting[str | None] = Setting(
+        None, _TEXT | None, "serverInfo.title of initialize."
+    )
+    SERVER_INSTRUCTIONS: Setting[str | None] = Setting(
+        None, _TEXT | None, "instructions of initialize."
+    )
+    # Transport and security
+    ALLOWED_ORIGINS: Setting[list[str]] = Setting(
+        [], _strings("origins"), "Origins allowed besides the endpoint's.", _origins
+    )
+    REQUIRE_AUTHENTICATION: Setting[bool] = Setting(
+        True, _BOOL, "Whether anonymous callers are refused (401)."
+    )
+    FILTER_TOOLS_BY_PERMISSION: Setting[bool] = Setting(
+        True, _BOOL, "Whether tools/list shows only the tools a caller may call."
+    )
+    AUTHENTICATION_CLASSES: Setting[list[type[BaseAuthentication]] | None] = Setting(
+        None,
+        Import("rest_framework.authentication.BaseAuthentication", "E006", many=True)
+        | None,
+        "Authentication classes of the endpoint (None: DRF's).",
+    )
+    BROWSER_VIEW_CLASS: Setting[type[View] | None] = Setting(
+        None,
+        Import("django.views.View", "E011") | None,
+        "The page a browser gets at the endpoint.",
+    )
+    OAUTH: Setting[dict[str, Any] | None] = Setting(
+        None, _EXTRA | None, "OAuth 2.1 resource server (contrib.oauth)."
+    )
+    MAX_REQUEST_BYTES: Setting[int] = Setting(
+        1_048_576, _int(1), "Largest request body, in bytes (413)."
+    )
+    MAX_JSON_DEPTH: Setting[int] = Setting(
+        32, _int(1), "Deepest nesting of a request body."
+    )
+    MAX_BATCH_MESSAGES: Setting[int] = Setting(
+        20, _int(1), "Most messages in one JSON-RPC batch."
+    )
+    MAX_QUERY_LENGTH: Setting[int] = Setting(
+        8192, _int(1), "Longest query string a call may make."
+    )
+    INPUT_ERROR_STYLE: Setting[str] = Setting(
+        "jsonrpc", _choice("jsonrpc", "tool_result"), "How argument errors go."
+    )
+    # Tool lists and list tools
+    TOOL_LAYOUT: Setting[str] = Setting(
+        "auto", _choice("auto", "flat", "dispatcher"), "What tools/list offers."
+    )
+    DISPATCHER_THRESHOLD: Setting[int] = Setting(
+        100, _int(1), 'Flat tools above which "auto" uses dispatchers.'
+    )
+    DISPATCHER_GROUP_BY: Setting[str] = Setting(
+        "app", _choice("app", "namespace", "path"), "How dispatcher groups form."
+    )
+    TOOLS_LIST_PAGE_SIZE: Setting[int] = Setting(
+        100, _int(1), "Tools per tools/list page."
+    )
+    CACHE_TTL_MS: Setting[int] = Setting(
+        60_000, _int(0), "ttlMs of tools/list and server/discover."
+    )
+    STORE_BACKEND: Setting[type[BaseStore] | None] = Setting(
+        None,
+        Import("frisian_mcp.visibility.BaseStore", "E017") | None,
+        "Where schemas and visible tools outlive the process.",
+    )
+    CACHE: Setting[str | None] = Setting(
+        "default", _TEXT | None, "Django cache alias of the fleet store.", _cache_alias
+    )
+    PERMISSION_MODELS: Setting[list[str]] = Setting(
+        [], _strings("model labels"), "Models whose rows grant rights.", _models
+    )
+    OUTPUT_SCHEMA_LIMIT: Setting[int] = Setting(
+        512, _int(0), "Largest listed outputSchema, in bytes."
+    )
+    FILTER_LIST_LIMIT: Setting[int] = Setting(
+        40, _int(0), "Most filter keys a listed inputSchema types."
+    )
+    PAGE_SIZE: Setting[int] = Setting(
+        50, _int(1), "Rows per page of a list tool.", _page_size
+    )
+    MAX_PAGE_SIZE: Setting[int] = Setting(
+        200, _int(1), "Largest page_size a list tool accepts."
+    )
+    CONTINUATION_TOKEN_MAX_AGE: Setting[int] = Setting(
+        3600, _int(1), "Seconds a next_token stays valid."
+    )
+    # Call hooks and confirmation
+    CALL_HOOKS: Setting[list[type[BaseCallHook]]] = Setting(
+        [],
+        Import("frisian_mcp.hooks.BaseCallHook", "E012", many=True),
+        "Call hooks, in order.",
+    )
+    CONFIRM: Setting[list[str]] = Setting(
+        [], _GLOBS, "Tools that need a person's confirmation (contrib.confirm)."
+    )
+    CONFIRM_MAX_AGE: Setting[int] = Setting(
+        300, _int(1), "Seconds a confirmation token stays valid."
+    )
 
     @property
     def user_settings(self) -> dict[str, Any]:
@@ -246,39 +354,39 @@ class MCPSettings:
             )
         return value
 
-    def __getattr__(self, key: str) -> Any:
-        if key.startswith("_") or key not in DEFAULTS:
-            raise AttributeError(f"Unknown frisian_mcp setting: {key!r}")
-        if key not in self._cache:
-            value = self.user_settings.get(key, DEFAULTS[key])
-            if key in IMPORT_STRINGS and value is not None:
-                value = _import(value, key)
-            self._cache[key] = value
-        return self._cache[key]
-
     def reload(self) -> None:
-        """Forget every cached value; the next access reads settings again."""
-        self._cache.clear()
+        """Forget every value read; the next access reads settings again."""
+        self.__dict__.clear()
 
 
-def _import(value: Any, key: str) -> Any:
-    if isinstance(value, list | tuple):
-        return [_import(item, key) for item in value]
-    if not isinstance(value, str):
-        return value
-    try:
-        return import_string(value)
-    except ImportError as exc:
-        raise ConfigurationError(
-            f"{SETTINGS_NAME}[{key!r}] names {value!r}, which cannot be imported: {exc}."
-        ) from exc
+#: Every key's default.
+DEFAULTS: dict[str, Any] = {key: row.default for key, row in SETTINGS.items()}
 
 
 #: The settings object every module reads.
 mcp_settings = MCPSettings()
+_on_change: list[tuple[frozenset[str], Callable[[], object]]] = [
+    (frozenset({SETTINGS_NAME}), mcp_settings.reload)
+]
+
+
+def on_change(*names: str) -> Callable[[F], F]:
+    """Run the decorated function when one of the Django settings ``names``
+    (``FRISIAN_MCP`` when none) changes, as ``override_settings`` does.
+
+    The one ``setting_changed`` receiver runs them in the order registered,
+    after ``mcp_settings`` forgot its values.
+    """
+
+    def register(function: F) -> F:
+        _on_change.append((frozenset(names or {SETTINGS_NAME}), function))
+        return function
+
+    return register
 
 
 @receiver(setting_changed)
-def _reload_settings(*, setting: str, **kwargs: Any) -> None:
-    if setting == SETTINGS_NAME:
-        mcp_settings.reload()
+def _settings_changed(*, setting: str, **kwargs: Any) -> None:
+    for names, function in _on_change:
+        if setting in names:
+            function()

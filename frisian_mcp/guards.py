@@ -17,7 +17,7 @@ from jsonschema import Draft202012Validator
 from frisian_mcp import arguments, query, references
 from frisian_mcp.exceptions import LIST_LIMIT, ToolInputError, few, plain_name
 from frisian_mcp.schema import ToolSchema
-from frisian_mcp.types import Call, ErrorCode, FieldError, Kind
+from frisian_mcp.types import KINDS, Call, ErrorCode, FieldError, Kind
 from frisian_mcp.validation import problems as schema_problems
 
 __all__ = ["BULK_BODY_KEYS", "check"]
@@ -245,13 +245,13 @@ def _bulk_items(
         )
 
     if len(args) != 1:
-        if kind == Kind.CREATE and all(isinstance(i, Mapping) for i in items):
+        if KINDS[kind].bulk and all(isinstance(i, Mapping) for i in items):
             raise refuse(
                 f"A bulk body must be the only argument: send {{{key!r}: [...]}} "
                 "alone, or the fields of one object flat."
             )
         return None
-    if kind != Kind.CREATE or schema.path_arguments:
+    if not KINDS[kind].bulk or schema.path_arguments:
         raise refuse(
             f"{tool} does not take a list of objects; bulk bodies work with create "
             "tools only. Send one call per object, with its fields as top-level "

@@ -25,7 +25,7 @@ from frisian_mcp.exceptions import ToolExecutionError, ToolInputError, few, plai
 from frisian_mcp.jsonschema import plain
 from frisian_mcp.pagination import page
 from frisian_mcp.redaction import Redact, Redactor, field_errors, host_detail
-from frisian_mcp.types import Call, ErrorCode, FieldError, JSONObject, Kind
+from frisian_mcp.types import KINDS, Call, ErrorCode, FieldError, JSONObject, Kind
 
 __all__ = [
     "BUSY_RETRY_AFTER",
@@ -129,7 +129,7 @@ def result(
         return report
     if call.bulk:
         return _bulk(data, pk)
-    if kind == Kind.DELETE and data is None:
+    if KINDS[kind].result == "deleted" and data is None:
         return {"deleted": True}
     if data is None:
         return {}

@@ -16,11 +16,8 @@ import threading
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from django.core.signals import setting_changed
-from django.dispatch import receiver
-
 from frisian_mcp import arguments, guards, invocation, outcomes
-from frisian_mcp.conf import mcp_settings
+from frisian_mcp.conf import mcp_settings, on_change
 from frisian_mcp.discovery import assign_names, get_discovery_backend, selected
 from frisian_mcp.exceptions import ConfigurationError, Forbidden, ToolInputError
 from frisian_mcp.hooks import BaseLayout, layout_class
@@ -138,15 +135,8 @@ class ToolRegistry:
     @functools.cached_property
     def store(self) -> BaseStore | None:
         """Where schemas and visible sets are kept beyond the process, if set."""
-        backend = mcp_settings.STORE_BACKEND
-        if backend is None:
-            return None
-        if not (isinstance(backend, type) and issubclass(backend, BaseStore)):
-            raise ConfigurationError(
-                "FRISIAN_MCP['STORE_BACKEND'] must name a subclass of "
-                "frisian_mcp.visibility.BaseStore."
-            )
-        return backend(self)
+        backend = mcp_settings.STORE_BACKEND  # a BaseStore subclass (conf.py)
+        return None if backend is None else backend(self)
 
     def visible(self, context: CallContext | None) -> Visibility:
         """Who-may-see-what for one caller (everything without a context)."""
@@ -321,13 +311,7 @@ def reset_registry() -> None:
         _registry = None
 
 
-_RELEVANT = frozenset(
-    {"FRISIAN_MCP", "ROOT_URLCONF", "REST_FRAMEWORK", "SPECTACULAR_SETTINGS"}
-    | {"INSTALLED_APPS"}
-)
-
-
-@receiver(setting_changed)
-def _reset_on_setting_change(*, setting: str, **kwargs: Any) -> None:
-    if setting in _RELEVANT:
-        reset_registry()
+on_change(
+    *("FRISIAN_MCP", "ROOT_URLCONF", "REST_FRAMEWORK", "SPECTACULAR_SETTINGS"),
+    "INSTALLED_APPS",
+)(reset_registry)

@@ -18,14 +18,12 @@ from django import urls
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 from django.core.handlers.wsgi import WSGIRequest
-from django.core.signals import setting_changed
-from django.dispatch import receiver
 from django.utils.functional import cached_property
 from rest_framework.parsers import JSONParser
 from rest_framework.utils.encoders import JSONEncoder
 from rest_framework.versioning import AcceptHeaderVersioning, QueryParameterVersioning
 
-from frisian_mcp.conf import mcp_settings
+from frisian_mcp.conf import mcp_settings, on_change
 from frisian_mcp.types import Call, CallContext, Endpoint
 
 __all__ = [
@@ -205,10 +203,7 @@ def _resolve_path(urlconf: str, path: str) -> urls.ResolverMatch | None:
 _resolve_fixed = functools.lru_cache(maxsize=4096)(_resolve_path)
 
 
-@receiver(setting_changed)
-def _forget_resolutions(*, setting: str, **kwargs: Any) -> None:
-    if setting in ("ROOT_URLCONF", "FRISIAN_MCP"):
-        _resolve_fixed.cache_clear()
+on_change("ROOT_URLCONF", "FRISIAN_MCP")(_resolve_fixed.cache_clear)
 
 
 def _lands_on(

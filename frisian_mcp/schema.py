@@ -29,7 +29,7 @@ from frisian_mcp.jsonschema import parameter_schema, to_json_schema
 from frisian_mcp.pagination import pages
 from frisian_mcp.relations import Relation, record_schema
 from frisian_mcp.spectacular import make_view
-from frisian_mcp.types import ACTIONS, PATH_VARIABLE, Endpoint, Kind, SchemaProblem
+from frisian_mcp.types import ACTIONS, PATH_VARIABLE, Endpoint, SchemaProblem
 
 __all__ = ["SchemaBuilder", "SchemaProblem", "ToolSchema"]
 
@@ -149,7 +149,7 @@ class SchemaBuilder:
         record = self._record(endpoint, view, auto)
         record_fields = tuple((record or {}).get("properties") or ())
         # Whether a filter set of the list view adds filters per instance.
-        sets = endpoint.kind == Kind.LIST and self._or(
+        sets = "filters" in endpoint.row.arguments and self._or(
             endpoint, lambda: spectacular.filter_sets(view), None
         )
         growing = any(spectacular.grows_filters(cls) for _, cls in sets or ())
@@ -200,7 +200,7 @@ class SchemaBuilder:
         self, endpoint: Endpoint, view: Any, auto: AutoSchema
     ) -> dict[str, Any] | None:
         """The shape of one record a stock action returns, if it has one."""
-        if endpoint.kind in (Kind.DELETE, Kind.ACTION):
+        if endpoint.row.result not in ("page", "record"):  # returns no record
             return None
         get = auto.get_response_serializers
         found = self._or(endpoint, lambda: spectacular.serializer(view, get), None)
@@ -266,7 +266,7 @@ def _url_arguments(
         schema = parameter_schema(parameter, components, defs) or {}
         if parameter.get("explode") is False:
             url.joined.add(name)
-        if endpoint.kind == Kind.LIST:
+        if "filters" in endpoint.row.arguments:  # a list tool's query: filters
             url.filters[name] = schema
             continue
         taken = name in url.properties or name in body.properties
@@ -292,26 +292,26 @@ def output_schema(
         return None
     # partial_update is stock only when the update it calls is.
     method = "update" if endpoint.action == "partial_update" else endpoint.action
-    kind = action.kind
+    row = endpoint.row
     if getattr(cls, method) is not getattr(action.mixin, method) or (
-        kind != Kind.DELETE and record is None
+        row.result != "deleted" and record is None
     ):
         return None
     records = {"type": "array", "items": record}
-    if kind == Kind.LIST:
+    if row.result == "page":
         counts = {key: {"type": "integer"} for key in ("count", "page", "page_size")}
         page = {"results": records, **counts, "has_more": {"type": "boolean"}}
         page["next_token"] = {"type": "string"}
         shapes = [_obj(page, ["results", "count", "page", "page_size", "has_more"])]
-    elif kind == Kind.DELETE:
+    elif row.result == "deleted":
         shapes = [_obj({"deleted": {"type": "boolean"}}, ["deleted"])]
     else:
         shapes = [record or {}]
-    if kind == Kind.CREATE:
+    if row.bulk:
         bulk = {"created": {"type": "integer"}, "results": records}
         shapes.append(_obj({**bulk, "ids": {"type": "array"}}, ["created"]))
     shapes.append(_obj({"help": {"type": "object"}}, ["help"]))
-    if kind in (Kind.CREATE, Kind.UPDATE):
+    if "mode" in row.arguments:
         shapes.append(_obj({"validation": {"type": "object"}}, ["validation"]))
     return {"type": "object", "anyOf": shapes}
 

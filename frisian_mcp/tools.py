@@ -131,18 +131,7 @@ class Tool:
     @property
     def annotations(self) -> ToolAnnotations:
         """Behaviour hints (MCP 2025-11-25 ``ToolAnnotations``)."""
-        kind = self.kind
-        read_only = kind in (Kind.LIST, Kind.READ) or (
-            kind == Kind.ACTION and self.endpoint.method == "GET"
-        )
-        hints: ToolAnnotations = {"title": self.title, "readOnlyHint": read_only}
-        if kind == Kind.READ:
-            hints["idempotentHint"] = True
-        if not read_only:
-            hints["destructiveHint"] = kind != Kind.CREATE
-            hints["idempotentHint"] = kind in (Kind.UPDATE, Kind.DELETE)
-        hints["openWorldHint"] = False
-        return hints
+        return {"title": self.title, **self.endpoint.row.annotations}
 
     def definition(self) -> ToolDefinition | None:
         """The ``tools/list`` entry; ``None`` when the tool has no schema.

@@ -1,7 +1,7 @@
-"""Shared value types: error codes, the action table, endpoints, wire shapes.
+"""Shared value types: error codes, endpoints, calls, wire shapes.
 
 Everything here is data. Modules of every layer import it; it imports no
-other frisian_mcp module.
+other frisian_mcp module but :mod:`~frisian_mcp.kinds` (re-exported here).
 """
 
 from __future__ import annotations
@@ -14,13 +14,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
 
 from django.http import HttpRequest
-from rest_framework import mixins
+
+from frisian_mcp.kinds import ACTIONS, KINDS, SAFE_METHODS, Action, Kind, KindRow
 
 if TYPE_CHECKING:
     from frisian_mcp.exceptions import ToolInputError
 
 __all__ = [
     "ACTIONS",
+    "KINDS",
     "Action",
     "Call",
     "CallContext",
@@ -31,6 +33,7 @@ __all__ = [
     "FieldError",
     "JSONObject",
     "Kind",
+    "KindRow",
     "ListState",
     "SchemaProblem",
     "ToolAnnotations",
@@ -69,79 +72,6 @@ class ErrorCode(enum.StrEnum):
     CONFIRMATION_DECLINED = "confirmation_declined"
     INTERNAL_ERROR = "internal_error"
 
-
-class Kind(enum.StrEnum):
-    """What a tool does; decides its protocol arguments and annotations."""
-
-    LIST = "list"
-    READ = "read"
-    CREATE = "create"
-    UPDATE = "update"
-    DELETE = "delete"
-    ACTION = "action"
-
-
-@dataclass(frozen=True)
-class Action:
-    """One stock DRF action: its kind, HTTP method, mixin and wording.
-
-    ``title`` and ``lead`` are templates over ``noun``, ``plural`` and
-    ``lookup`` (the path arguments).
-    """
-
-    kind: Kind
-    method: str
-    mixin: type[Any]
-    title: str
-    lead: str
-
-
-#: The one action table: every stock action a router or generic view maps.
-ACTIONS: dict[str, Action] = {
-    "list": Action(
-        Kind.LIST,
-        "GET",
-        mixins.ListModelMixin,
-        "List {plural}",
-        "List {plural}, a page at a time; narrow them with filters.",
-    ),
-    "retrieve": Action(
-        Kind.READ,
-        "GET",
-        mixins.RetrieveModelMixin,
-        "Get {noun}",
-        "Get one {noun} by {lookup}.",
-    ),
-    "create": Action(
-        Kind.CREATE,
-        "POST",
-        mixins.CreateModelMixin,
-        "Create {noun}",
-        "Create a {noun}. Send its fields flat, as top-level arguments.",
-    ),
-    "update": Action(
-        Kind.UPDATE,
-        "PUT",
-        mixins.UpdateModelMixin,
-        "Update {noun}",
-        "Replace a {noun} found by {lookup}: send every required field, flat, "
-        "as top-level arguments.",
-    ),
-    "partial_update": Action(
-        Kind.UPDATE,
-        "PATCH",
-        mixins.UpdateModelMixin,
-        "Partially update {noun}",
-        "Change some fields of a {noun} found by {lookup}; the rest stay as they are.",
-    ),
-    "destroy": Action(
-        Kind.DELETE,
-        "DELETE",
-        mixins.DestroyModelMixin,
-        "Delete {noun}",
-        "Delete a {noun} found by {lookup}.",
-    ),
-}
 
 METHOD_ORDER = {"GET": 0, "POST": 1, "PUT": 2, "PATCH": 3, "DELETE": 4}
 PATH_VARIABLE = re.compile(r"{([^{}]+)}")
@@ -195,6 +125,18 @@ class Endpoint:
         """The tool kind of the endpoint's action."""
         action = ACTIONS.get(self.action)
         return action.kind if action is not None else Kind.ACTION
+
+    @property
+    def category(self) -> str:
+        """The endpoint's key in :data:`KINDS` (its kind, or ``safe_action``)."""
+        kind = self.kind
+        safe = kind == Kind.ACTION and self.method.upper() in SAFE_METHODS
+        return "safe_action" if safe else kind.value
+
+    @property
+    def row(self) -> KindRow:
+        """The endpoint's row of the kinds table."""
+        return KINDS[self.category]
 
     @property
     def path_variables(self) -> tuple[str, ...]:

@@ -203,3 +203,28 @@ def test_w003_a_broken_tool_is_named_and_the_rest_still_listed() -> None:
 )
 def test_e012_call_hooks_must_be_hook_classes() -> None:
     assert ids(check_settings()) == ["frisian_mcp.E012"]
+
+
+@override_settings(FRISIAN_MCP={"STORE_BACKEND": "tests.hosts.hooks.stores.NotAStore"})
+def test_e017_store_backend_must_be_a_base_store() -> None:
+    from frisian_mcp.conf import MCPSettings
+    from frisian_mcp.exceptions import ConfigurationError
+
+    assert ids(check_settings()) == ["frisian_mcp.E017"]
+    with pytest.raises(ConfigurationError, match="BaseStore"):
+        _ = MCPSettings().STORE_BACKEND  # refused on access as well
+
+
+@override_settings(
+    FRISIAN_MCP={
+        "CALL_HOOKS": ["nowhere.Hook"],
+        "BROWSER_VIEW_CLASS": "collections.OrderedDict",
+        "PAGE_SIZE": 0,
+    }
+)
+def test_each_row_reports_its_own_problem() -> None:
+    assert sorted(map(str, ids(check_settings()))) == [
+        "frisian_mcp.E004",
+        "frisian_mcp.E007",
+        "frisian_mcp.E011",
+    ]

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.test import override_settings
 
-from frisian_mcp.conf import DEFAULTS, MCPSettings, mcp_settings
+from frisian_mcp.conf import DEFAULTS, SETTINGS, MCPSettings, mcp_settings, on_change
 from frisian_mcp.discovery import URLConfDiscoveryBackend
 from frisian_mcp.exceptions import ConfigurationError
 
@@ -54,7 +58,7 @@ def test_bad_import_string_names_key_and_path() -> None:
 
 def test_unknown_key_is_an_attribute_error() -> None:
     with pytest.raises(AttributeError):
-        _ = mcp_settings.NOPE
+        getattr(mcp_settings, "NOPE")  # noqa: B009
 
 
 def test_non_dict_setting_is_a_configuration_error() -> None:
@@ -70,7 +74,72 @@ def test_unset_setting_means_defaults() -> None:
         assert DEFAULTS["MAX_PAGE_SIZE"] == MCPSettings().MAX_PAGE_SIZE
 
 
-def test_every_setting_is_documented() -> None:
-    text = (Path(__file__).parent.parent / "docs" / "settings.md").read_text()
-    documented = set(re.findall(r"^### `([A-Z_]+)`", text, flags=re.MULTILINE))
-    assert documented == set(DEFAULTS)
+DOCS = Path(__file__).parent.parent / "docs" / "settings.md"
+BEGIN, END = "<!-- table: frisian_mcp/conf.py -->", "<!-- end table -->"
+
+
+def _literal(value: Any) -> str:
+    if isinstance(value, str):
+        return f'"{value}"'
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 10_000:
+        return f"{value:_}"
+    return repr(value)
+
+
+def settings_table() -> str:
+    """The table of docs/settings.md, as the settings table (conf.py) makes it."""
+    rows = ["| Key | Takes | Default | |", "| --- | --- | --- | --- |"]
+    for key, row in SETTINGS.items():
+        takes = re.sub(r"^an? ", "", row.type.text).replace("|", "\\|")
+        default = _literal(row.default)
+        rows.append(
+            f"| [`{key}`](#{key.lower()}) | {takes} | `{default}` | {row.doc} |"
+        )
+    return "\n".join(rows)
+
+
+def test_the_docs_table_is_the_settings_table() -> None:
+    text = DOCS.read_text()
+    documented = text.split(BEGIN, 1)[1].split(END, 1)[0].strip()
+    assert documented == settings_table(), "paste tests.test_conf.settings_table()"
+
+
+def test_every_setting_has_a_section() -> None:
+    documented = re.findall(r"^### `([A-Z_]+)`", DOCS.read_text(), flags=re.MULTILINE)
+    assert documented == list(SETTINGS)
+
+
+def test_a_setting_change_runs_each_registered_function_once() -> None:
+    seen: list[str] = []
+    on_change("FRISIAN_MCP", "PAGE_SIZE_OF_ANOTHER_APP")(lambda: seen.append("x"))
+    with override_settings(FRISIAN_MCP={"PAGE_SIZE": 9}):
+        assert mcp_settings.PAGE_SIZE == 9
+    with override_settings(UNRELATED=1):
+        pass
+    assert seen == ["x", "x"]  # on entering and on leaving
+
+
+@pytest.mark.subprocess
+def test_importing_every_module_reads_no_setting() -> None:
+    """No module reads a setting at import, core or extra (STYLE.md §2)."""
+    script = (
+        "import django, importlib, pkgutil; django.setup()\n"
+        "import frisian_mcp\n"
+        "from frisian_mcp.conf import mcp_settings\n"
+        "for found in pkgutil.walk_packages(frisian_mcp.__path__, 'frisian_mcp.'):\n"
+        "    importlib.import_module(found.name)\n"
+        "print(sorted(mcp_settings.__dict__))"
+    )
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "tests.settings_core"}
+    env.pop("DATABASE_URL", None)
+    root = Path(__file__).parent.parent
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["[]"]

@@ -19,11 +19,9 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from django.core.cache import BaseCache, caches
-from django.core.signals import setting_changed
-from django.dispatch import receiver
 from django.utils.module_loading import import_string
 
-from frisian_mcp.conf import mcp_settings
+from frisian_mcp.conf import mcp_settings, on_change
 
 __all__ = ["GENERATION_KEY", "backend", "bump_generation", "call", "load", "store"]
 
@@ -183,8 +181,7 @@ def _bump(cache: BaseCache) -> bool:
     return True
 
 
-@receiver(setting_changed)
-def _reconnect(*, setting: str, **kwargs: Any) -> None:
-    if setting in ("CACHES", "FRISIAN_MCP"):
-        _epoch[0] += 1
-        health.reset()
+@on_change("CACHES", "FRISIAN_MCP")
+def _reconnect() -> None:
+    _epoch[0] += 1
+    health.reset()

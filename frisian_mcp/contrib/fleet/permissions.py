@@ -12,12 +12,11 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
-from django.core.signals import setting_changed
 from django.db import transaction
 from django.db.models.signals import m2m_changed, post_delete, post_save
 from django.dispatch import receiver
 
-from frisian_mcp.conf import mcp_settings
+from frisian_mcp.conf import mcp_settings, on_change
 from frisian_mcp.contrib.fleet import cache
 from frisian_mcp.exceptions import ConfigurationError
 
@@ -102,7 +101,6 @@ def watch_permissions() -> None:
             signal.connect(_rights_changed, sender=model, dispatch_uid=f"fmcp:{label}")
 
 
-@receiver(setting_changed)
-def _rewatch(*, setting: str, **kwargs: Any) -> None:
-    if setting in ("FRISIAN_MCP", "AUTH_USER_MODEL"):
-        watch_permissions()
+@on_change("FRISIAN_MCP", "AUTH_USER_MODEL")
+def _rewatch() -> None:
+    watch_permissions()

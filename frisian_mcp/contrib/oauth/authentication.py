@@ -19,17 +19,15 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from django.core.signals import setting_changed
-from django.dispatch import receiver
 from django.utils.module_loading import import_string
 from rest_framework import exceptions as drf_exceptions
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
 from rest_framework.request import Request
 
-from frisian_mcp.conf import SETTINGS_NAME, mcp_settings
+from frisian_mcp.conf import SETTINGS_NAME, mcp_settings, on_change
 from frisian_mcp.contrib.oauth.tokens import BaseTokenValidator, Grant, TokenRejected
 from frisian_mcp.exceptions import ConfigurationError
-from frisian_mcp.types import Kind
+from frisian_mcp.types import KINDS
 
 if TYPE_CHECKING:
     from frisian_mcp.tools import Tool
@@ -38,13 +36,12 @@ __all__ = ["BearerTokenAuthentication", "OAuthConfig", "get_config"]
 
 logger = logging.getLogger("frisian_mcp")
 
-#: What a scope entry may name besides a glob of tool names.
-CATEGORIES = frozenset(
-    {"list", "read", "safe_action", "create", "update", "delete", "action"}
-)
+#: What a scope entry may name besides a glob of tool names: the kinds table's
+#: categories, each under its row's scope by default.
+CATEGORIES = frozenset(KINDS)
 DEFAULT_SCOPES: dict[str, list[str]] = {
-    "mcp:read": ["list", "read", "safe_action"],
-    "mcp:write": ["create", "update", "delete", "action"],
+    f"mcp:{scope}": [key for key, row in KINDS.items() if row.scope == scope]
+    for scope in ("read", "write")
 }
 OAUTH_KEYS = frozenset(
     {
@@ -57,7 +54,6 @@ OAUTH_KEYS = frozenset(
     }
 )
 WELL_KNOWN = "/.well-known/oauth-protected-resource"
-_SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -90,9 +86,7 @@ class OAuthConfig:
 
     def scopes_for(self, tool: Tool) -> tuple[str, ...]:
         """The scopes any one of which unlocks ``tool``."""
-        category = tool.kind.value
-        if tool.kind is Kind.ACTION and tool.endpoint.method.upper() in _SAFE_METHODS:
-            category = "safe_action"
+        category = tool.endpoint.category
         return tuple(
             scope
             for scope, entries in self.scopes.items()
@@ -134,10 +128,7 @@ def get_config() -> OAuthConfig | None:
 _cache: dict[str, Any] = {}
 
 
-@receiver(setting_changed)
-def _forget_config(*, setting: str, **kwargs: Any) -> None:
-    if setting == SETTINGS_NAME:
-        _cache.clear()
+on_change()(_cache.clear)
 
 
 def _build_config(raw: Any) -> OAuthConfig:

@@ -1,0 +1,49 @@
+"""The kinds table: what each kind implies, as tools/list shows it (ADR 0029)."""
+
+from __future__ import annotations
+
+import pytest
+
+from frisian_mcp.arguments import NAMES
+from frisian_mcp.kinds import KINDS
+from frisian_mcp.registry import get_registry
+from frisian_mcp.testing import MCPTestClient
+from frisian_mcp.tools import lean_annotations
+
+pytestmark = pytest.mark.django_db
+
+
+def test_each_listed_tool_carries_its_rows_annotations_and_arguments() -> None:
+    mcp = MCPTestClient()
+    mcp.initialize()
+    listed = {t["name"]: t for t in mcp.list_tools()}
+    seen = set()
+    for tool in get_registry():
+        if tool.name not in listed or tool.schema is None:
+            continue
+        row = tool.endpoint.row
+        seen.add(tool.endpoint.category)
+        entry = listed[tool.name]
+        assert entry["annotations"] == lean_annotations(row.annotations)
+        declared = set(entry["inputSchema"].get("properties", ())) & NAMES
+        paging = {"page", "page_size", "continuation_token"}
+        assert declared - paging <= set(row.arguments)
+    assert {"list", "read", "create", "update", "delete"} <= seen
+
+
+def test_the_oauth_default_scopes_are_the_rows_scopes() -> None:
+    from frisian_mcp.contrib.oauth.authentication import CATEGORIES, DEFAULT_SCOPES
+
+    assert DEFAULT_SCOPES == {
+        "mcp:read": ["list", "read", "safe_action"],
+        "mcp:write": ["create", "update", "delete", "action"],
+    }
+    assert frozenset(KINDS) == CATEGORIES
+
+
+def test_a_row_reads_only_when_it_neither_writes_nor_destroys() -> None:
+    for row in KINDS.values():
+        hints = row.annotations
+        assert hints["readOnlyHint"] is (row.scope == "read")
+        assert hints["readOnlyHint"] or "destructiveHint" in hints
+        assert row.bulk is (row.kind == "create")
