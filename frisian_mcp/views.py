@@ -31,7 +31,7 @@ from rest_framework import exceptions as drf_exceptions
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
 
-from frisian_mcp import hooks, jsonrpc, parsers
+from frisian_mcp import hooks, jsonrpc, parsers, replies
 from frisian_mcp.conf import mcp_settings
 from frisian_mcp.exceptions import InvalidRequest, JSONRPCError, plain_name
 from frisian_mcp.types import CallContext, Exchange
@@ -343,7 +343,7 @@ def _render(
 ) -> HttpResponse:
     # Key order is already deterministic (schemas are built in a fixed
     # order), so tools/list is byte-identical across processes unsorted.
-    data = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+    data = replies.encode(body)
     if sse and status == 200:
         # MCP 2025-11-25 basic/transports: a priming event (id, empty
         # data) first, then the response, then the stream ends. 2026-07-28
