@@ -335,13 +335,13 @@ class _Exchange:
                 "Invalid params: tools/call needs a tool name in params.name."
             )
         args = {} if params.get("arguments") is None else params["arguments"]
+        registry, context = self.registry(), self.context
         if not isinstance(args, dict):
             raise ToolInputError(
                 "Invalid params: arguments must be an object of named arguments.",
                 code=ErrorCode.INVALID_ARGUMENT,
-                tool=name if name in self.registry() else None,
+                tool=name if name in registry else None,
             )
-        registry, context = self.registry(), self.context
         if name in registry or name in registry.dispatchers:
             context.exchange.tool = name
         context.input_responses = params.get("inputResponses")
