@@ -274,7 +274,7 @@ def finish(
 
 def _project(record: Any, keys: list[str] | None) -> Any:
     """``record`` with only ``keys`` (anything but an object stays)."""
-    if keys and isinstance(record, dict):
+    if keys and isinstance(record, Mapping):
         return {key: record[key] for key in keys if key in record}
     return record
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from frisian_mcp.jsonschema import plain
 from frisian_mcp.types import JSONObject
 
 __all__ = ["ToolResult", "dumps", "encode", "tool_result"]
@@ -37,10 +38,19 @@ class ToolResult(dict[str, Any]):
 def tool_result(
     structured: JSONObject, *, is_error: bool, with_structure: bool
 ) -> ToolResult:
-    """The JSON as text, and as ``structuredContent`` when ``with_structure``."""
+    """The JSON as text, and as ``structuredContent`` when ``with_structure``.
+
+    What a view answers is encoded as it is when JSON has a type for each
+    value (what DRF's serializers return); else it is made plain first
+    (:func:`~frisian_mcp.jsonschema.plain`: decimals, lazy texts, dates).
+    """
     if is_error:
         structured = {"error": structured}
-    text = dumps(structured)
+    try:
+        text = dumps(structured)
+    except TypeError:  # a value JSON has no type for: DRF's own encoding
+        structured = plain(structured)
+        text = dumps(structured)
     result = ToolResult(content=[{"type": "text", "text": text}])
     if with_structure:
         result["structuredContent"] = result.structure = structured
