@@ -185,8 +185,7 @@ def resolve(
     expected = {**endpoint.fixed_kwargs, **path_kwargs}
     # The URLconf the endpoint was discovered in, whatever a middleware set.
     urlconf = mcp_settings.URLCONF or str(settings.ROOT_URLCONF)
-    lookup = _resolve_path if endpoint.path_variables else _resolve_fixed
-    match = lookup(urlconf, request.path_info)
+    match = _resolve_path(urlconf, request.path_info)
     if match is None or not _lands_on(match, endpoint, expected):
         match = _reverse_match(endpoint, expected, urlconf)
     if match is not None:
@@ -194,21 +193,20 @@ def resolve(
     return match
 
 
+@functools.lru_cache(maxsize=4096)
 def _resolve_path(urlconf: str, path: str) -> urls.ResolverMatch | None:
+    """The URLconf's match of ``path``: the same every time, so the paths
+    called most recently are kept (list and create paths; a row read again)."""
     try:
         return urls.get_resolver(urlconf).resolve(path)
     except urls.Resolver404:
         return None
 
 
-# Paths without variables (list, create) resolve the same every time.
-_resolve_fixed = functools.lru_cache(maxsize=4096)(_resolve_path)
-
-
 @receiver(setting_changed)
 def _forget_resolutions(*, setting: str, **kwargs: Any) -> None:
     if setting in ("ROOT_URLCONF", "FRISIAN_MCP"):
-        _resolve_fixed.cache_clear()
+        _resolve_path.cache_clear()
 
 
 def _lands_on(
