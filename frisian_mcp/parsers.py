@@ -13,9 +13,9 @@ import re
 from typing import Any
 
 from frisian_mcp.exceptions import (
+    BodyError,
     InvalidParams,
     InvalidRequest,
-    JSONRPCError,
     ParseError,
     plain_name,
 )
@@ -34,15 +34,6 @@ __all__ = [
 
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 _BASE64_SENTINEL = re.compile(r"=\?base64\?([A-Za-z0-9+/]*={0,2})\?=")
-
-
-class BodyError(Exception):
-    """A body refused after it was decoded: its error, and the id it carried."""
-
-    def __init__(self, error: JSONRPCError, request_id: Any = None) -> None:
-        super().__init__(error.message)
-        self.error = error
-        self.request_id = request_id
 
 
 class _Duplicated(dict[str, Any]):

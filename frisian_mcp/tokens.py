@@ -23,13 +23,10 @@ from django.conf import settings
 from django.core import signing
 from django.utils.encoding import force_bytes
 
+from frisian_mcp.exceptions import BadToken
 from frisian_mcp.types import JSONObject
 
 __all__ = ["FOREIGN", "BadToken", "sign", "unsign"]
-
-
-class BadToken(Exception):
-    """A token that is malformed, tampered with, expired or foreign."""
 
 
 #: Why a token was refused, when it is not one of ours.
