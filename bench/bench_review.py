@@ -114,6 +114,12 @@ SETTINGS = (
     "from demo_project.settings import *  # noqa: F403\n"
     f"REST_FRAMEWORK = {{**REST_FRAMEWORK, 'PAGE_SIZE': {LIST_SIZE}}}  # noqa: F405\n"
 )
+#: ``--no-audit``: the demo without its audit trail (docs/audit.md), as the
+#: outside review measured it; the audit's receivers cost MCP calls only.
+NO_AUDIT = (
+    "INSTALLED_APPS = [a for a in INSTALLED_APPS if a != 'frisian_mcp.contrib.audit']"
+    "  # noqa: F405\n"
+)
 #: gunicorn config: say in the log when a worker has loaded the application.
 GUNICORN_CONFIG = """\
 import time
@@ -753,6 +759,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument(
         "--stages", type=int, default=0, metavar="N", help="in-process stage timing"
     )
+    parser.add_argument(
+        "--no-audit", action="store_true", help="the demo without its audit trail"
+    )
     parser.add_argument("--json", type=Path, metavar="PATH", help="write raw figures")
     args = parser.parse_args(argv)
     if args.runs < 0 or args.rounds < 1 or args.block < 1 or args.warmup < 0:
@@ -772,7 +781,8 @@ def main(argv: list[str]) -> int:
         tempfile.TemporaryDirectory(prefix="frisian-review-") as work,
     ):
         setup = Setup(database.url, Path(work))
-        (setup.work_dir / "review_settings.py").write_text(SETTINGS)
+        settings = SETTINGS + (NO_AUDIT if args.no_audit else "")
+        (setup.work_dir / "review_settings.py").write_text(settings)
         (setup.work_dir / "gunicorn_review.py").write_text(GUNICORN_CONFIG)
         progress(f"Preparing {database.label} ...")
         manage(database.url, MIGRATE, SEED)
@@ -804,7 +814,8 @@ def main(argv: list[str]) -> int:
             f"{platform.python_version()}, Django {django.__version__}; gunicorn "
             f"{args.workers} sync workers; {args.rounds} rounds of blocks of "
             f"{args.block} per kind and side after {args.warmup} warm-up rounds; "
-            "token auth as the seeded `demo` user.\n\n"
+            "token auth as the seeded `demo` user"
+            f"{', without the audit trail' if args.no_audit else ''}.\n\n"
             f"{markdown(report['summary'], args.runs)}\n"
         )
     if "stages" in report:

@@ -13,11 +13,10 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from django.core import signing
-
 from frisian_mcp.conf import mcp_settings
 from frisian_mcp.examples import example_arguments, schema_types
 from frisian_mcp.exceptions import ToolInputError
+from frisian_mcp.tokens import FOREIGN, BadToken, sign, unsign
 from frisian_mcp.types import KINDS, Call, ErrorCode, JSONObject, Kind, ListState
 
 __all__ = [
@@ -167,35 +166,7 @@ def without_client_keys(declared: frozenset[str], args: Mapping[str, Any]) -> An
     return {k: v for k, v in args.items() if k in declared or k not in CLIENT_KEYS}
 
 
-# -- the one signer --------------------------------------------------------
-class BadToken(Exception):
-    """A token that is malformed, tampered with, expired or foreign."""
-
-
-_FOREIGN = "is not a token this server issued"
-
-
-def sign(purpose: str, payload: JSONObject) -> str:
-    """An opaque, signed token holding ``payload`` for ``purpose``."""
-    return signing.dumps(payload, salt=f"frisian_mcp.{purpose}", compress=True)
-
-
-def unsign(purpose: str, token: object, max_age: int | None = None) -> JSONObject:
-    """The payload of a token :func:`sign` made for ``purpose``."""
-    if not isinstance(token, str):
-        raise BadToken(_FOREIGN)
-    try:
-        payload = signing.loads(token, salt=f"frisian_mcp.{purpose}", max_age=max_age)
-    except signing.SignatureExpired:
-        raise BadToken("has expired; list again from the first page") from None
-    except (signing.BadSignature, ValueError):
-        raise BadToken(_FOREIGN) from None
-    if not isinstance(payload, dict):
-        raise BadToken(_FOREIGN)
-    return payload
-
-
-# -- list state ------------------------------------------------------------
+# -- list state (tokens: the one signer, frisian_mcp.tokens) --------------- ------------------------------------------------------------
 def list_state(tool: str, options: Mapping[str, Any], caller: str) -> ListState:
     """Filters, page, page size and projection, from a token or the call."""
     token = options.get("continuation_token")
@@ -254,7 +225,7 @@ def _checked_state(payload: JSONObject, tool: str, caller: str) -> ListState:
             or (isinstance(keys, list) and all(isinstance(k, str) for k in keys))
         )
     ):
-        raise BadToken(_FOREIGN)
+        raise BadToken(FOREIGN)
     return ListState(filters=filters, page=page, page_size=size, filter_keys=keys)
 
 
@@ -292,7 +263,7 @@ def finish(
 
 def _project(record: Any, keys: list[str] | None) -> Any:
     """``record`` with only ``keys`` (anything but an object stays)."""
-    if keys and isinstance(record, dict):
+    if keys and isinstance(record, Mapping):
         return {key: record[key] for key in keys if key in record}
     return record
 

@@ -9,6 +9,13 @@
     │                      it (:func:`host_call`, ADR 0015)
     ├── InputRequired      a call hook needs the client's input first: a
     │                      2026-07-28 ``input_required`` result (MRTR)
+    ├── BadToken           a token malformed, tampered with, expired or foreign
+    │                      (raised by ``tokens``, told to the caller as one of
+    │                      the errors below)
+    ├── BodyError          a body refused once decoded: its JSONRPCError and
+    │                      the id it carried (``parsers``)
+    ├── references._LookupProblem  a lookup object naming no row, or several
+    ├── contrib.oauth TokenRejected  a bearer token refused (-> 401)
     ├── JSONRPCError       -> a JSON-RPC error object: ParseError -32700,
     │                      InvalidRequest -32600 (Forbidden: a credential's
     │                      grant refuses a tool), MethodNotFound -32601,
@@ -17,6 +24,7 @@
     └── ToolError          a tools/call failure with an ErrorCode payload
         ├── ToolInputError     the arguments: -32602 with error.data
         └── ToolExecutionError the action ran and failed: an isError result
+            └── outcomes.ToolRefused  the view refused the caller at the door
 
 Only ``frisian_mcp.jsonrpc`` writes them to the wire. No message holds a
 caller-supplied value; key names appear only through :func:`plain_name`.
@@ -37,6 +45,8 @@ from frisian_mcp.types import FieldError as FieldProblem
 
 __all__ = [
     "LIST_LIMIT",
+    "BadToken",
+    "BodyError",
     "ConfigurationError",
     "Forbidden",
     "FrisianMCPError",
@@ -134,6 +144,19 @@ class InputRequired(FrisianMCPError):
         super().__init__("input required")
         self.input_requests = input_requests
         self.request_state = request_state
+
+
+class BadToken(FrisianMCPError):
+    """A token that is malformed, tampered with, expired or foreign."""
+
+
+class BodyError(FrisianMCPError):
+    """A body refused after it was decoded: its error, and the id it carried."""
+
+    def __init__(self, error: JSONRPCError, request_id: Any = None) -> None:
+        super().__init__(error.message)
+        self.error = error
+        self.request_id = request_id
 
 
 class JSONRPCError(FrisianMCPError):

@@ -66,11 +66,12 @@ def check(
         _check_undeclared(tool, schema, rest, found)
         call.listing = listing = arguments.list_state(tool, options, caller)
         call.paged = "page" in schema.protocol_arguments
-        growing, joined = query.growing_filters(
-            schema, listing.filters, live, call.path_kwargs
-        )
-        _check_undeclared(tool, schema, {}, growing)
-        call.query = query.pairs(tool, schema, rest, listing, joined)
+        if listing.filters or schema.query_arguments:  # else: no query string
+            growing, joined = query.growing_filters(
+                schema, listing.filters, live, call.path_kwargs
+            )
+            _check_undeclared(tool, schema, {}, growing)
+            call.query = query.pairs(tool, schema, rest, listing, joined)
         if schema.body_argument is not None:
             call.body = rest.get(schema.body_argument)
         elif schema.body_fields:

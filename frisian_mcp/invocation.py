@@ -299,7 +299,7 @@ def _validate(view: Any, method: str, body: Any) -> Response:
 
 
 def _answer(response: HttpResponseBase, handler: _Handler) -> Answer:
-    headers = dict(response.items())
+    headers = response.headers  # read, never changed: no copy
     data: Any = getattr(response, "data", None)
     if not isinstance(response, Response):
         content = getattr(response, "content", b"")

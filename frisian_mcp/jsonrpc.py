@@ -9,7 +9,6 @@ to what goes on the wire.
 
 from __future__ import annotations
 
-import json
 import logging
 import sys
 import uuid
@@ -40,6 +39,7 @@ from frisian_mcp.parsers import (
     safe_method,
 )
 from frisian_mcp.registry import ToolRegistry, get_registry
+from frisian_mcp.replies import tool_result
 from frisian_mcp.revisions import (
     CLIENT_CAPABILITIES_META,
     REVISIONS,
@@ -335,13 +335,13 @@ class _Exchange:
                 "Invalid params: tools/call needs a tool name in params.name."
             )
         args = {} if params.get("arguments") is None else params["arguments"]
+        registry, context = self.registry(), self.context
         if not isinstance(args, dict):
             raise ToolInputError(
                 "Invalid params: arguments must be an object of named arguments.",
                 code=ErrorCode.INVALID_ARGUMENT,
-                tool=name if name in self.registry() else None,
+                tool=name if name in registry else None,
             )
-        registry, context = self.registry(), self.context
         if registry.knows(name):
             context.exchange.tool = name
         context.input_responses = params.get("inputResponses")
@@ -353,14 +353,8 @@ class _Exchange:
 
     def tool_result(self, structured: JSONObject, *, is_error: bool) -> JSONObject:
         """A ``CallToolResult``: the JSON as text, and as structure from 2025-06-18."""
-        if is_error:
-            structured = {"error": structured}
-        text = json.dumps(structured, ensure_ascii=False, separators=(",", ":"))
-        result: JSONObject = {"content": [{"type": "text", "text": text}]}
-        if self.revision.structured:
-            result["structuredContent"] = structured
-        result["isError"] = is_error
-        return result
+        with_structure = self.revision.structured
+        return tool_result(structured, is_error=is_error, with_structure=with_structure)
 
     def cacheable(self, result: JSONObject) -> JSONObject:
         """Add 2026-07-28 caching hints (server/utilities/caching): per caller."""

@@ -135,8 +135,9 @@ def result(
         return {}
     if call.paged and isinstance(data, list):
         data = page(data, call.listing)
-    structured = plain(data)
-    return structured if isinstance(structured, dict) else {"result": structured}
+    if not isinstance(data, dict | list):
+        data = plain(data)  # inside a dict or list: replies.tool_result
+    return dict(data) if isinstance(data, dict) else {"result": data}
 
 
 def refused_query(tool: str, exc: Exception) -> ToolExecutionError:
@@ -265,11 +266,9 @@ def _rejected(
     redact: Redact,
     known: frozenset[str] | None,
 ) -> ToolInputError:
-    """A 400 as field errors; per item for a bulk body.
-
-    A field the tool does not take (``known``) is a dead end: the tool's
-    schema is incomplete, which the operator can fix and the agent cannot.
-    """
+    """A 400 as field errors; per item for a bulk body. A field the tool does
+    not take (``known``) is a dead end: its schema is incomplete, which the
+    operator can fix and the agent cannot."""
     fields = field_errors(answer.data, redact)
     if call.body is None and call.listing.filters:
         fields = [_in_filters(entry, call.listing.filters) for entry in fields]

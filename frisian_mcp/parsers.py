@@ -13,9 +13,9 @@ import re
 from typing import Any
 
 from frisian_mcp.exceptions import (
+    BodyError,
     InvalidParams,
     InvalidRequest,
-    JSONRPCError,
     ParseError,
     plain_name,
 )
@@ -36,15 +36,6 @@ _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 _BASE64_SENTINEL = re.compile(r"=\?base64\?([A-Za-z0-9+/]*={0,2})\?=")
 
 
-class BodyError(Exception):
-    """A body refused after it was decoded: its error, and the id it carried."""
-
-    def __init__(self, error: JSONRPCError, request_id: Any = None) -> None:
-        super().__init__(error.message)
-        self.error = error
-        self.request_id = request_id
-
-
 class _Duplicated(dict[str, Any]):
     """An object in which ``key`` appeared more than once."""
 
@@ -59,19 +50,19 @@ def parse(payload: bytes, max_depth: int) -> Any:
     """
     duplicates: list[_Duplicated] = []
     pairs = functools.partial(_pairs, duplicates)
-    too_deep = InvalidRequest(
-        f"Invalid request: the body nests arrays and objects deeper than "
-        f"{max_depth} levels."
-    )
     try:
         # MCP messages are UTF-8 (a BOM is tolerated); json.loads would also
         # guess UTF-16/32 and let raw surrogate bytes through.
         message = json.loads(payload.decode("utf-8-sig"), object_pairs_hook=pairs)
     except RecursionError as exc:
-        raise BodyError(too_deep) from exc
+        raise BodyError(_too_deep(max_depth)) from exc
     except (ValueError, UnicodeDecodeError) as exc:
         raise BodyError(ParseError()) from exc
-    if _SURROGATE_ESCAPE.search(payload) and not _is_text(message):
+    if (
+        b"\\u" in payload
+        and _SURROGATE_ESCAPE.search(payload)
+        and not _is_text(message)
+    ):
         # Valid syntax, but a lone surrogate escape is no character: no
         # database or reply could carry it. Pairs decode to one and pass.
         raise BodyError(
@@ -84,7 +75,7 @@ def parse(payload: bytes, max_depth: int) -> Any:
     if payload.count(b"[") + payload.count(b"{") > max_depth and _nests_deeper(
         message, max_depth
     ):
-        raise BodyError(too_deep)
+        raise BodyError(_too_deep(max_depth))
     if duplicates:
         first = duplicates[0]
         trusted = not (message is first and first.key == "id")
@@ -100,6 +91,13 @@ def parse(payload: bytes, max_depth: int) -> Any:
             InvalidRequest("Invalid request: the body must be a JSON object.")
         )
     return message
+
+
+def _too_deep(max_depth: int) -> InvalidRequest:
+    return InvalidRequest(
+        f"Invalid request: the body nests arrays and objects deeper than "
+        f"{max_depth} levels."
+    )
 
 
 def _pairs(

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Model
 
-from frisian_mcp.exceptions import LIST_LIMIT, ToolInputError
+from frisian_mcp.exceptions import LIST_LIMIT, FrisianMCPError, ToolInputError
 from frisian_mcp.jsonschema import plain
 from frisian_mcp.relations import Relation
 from frisian_mcp.types import Call, ErrorCode, FieldError
@@ -207,7 +207,7 @@ def field_root(path: str) -> str:
     return path.replace("[", ".").split(".", 1)[0]
 
 
-class _LookupProblem(Exception):
+class _LookupProblem(FrisianMCPError):
     """Why a lookup object names no single row (a message without values)."""
 
 

@@ -66,12 +66,15 @@ _OWN = frozenset(
     for name, value in vars(klass).items()
     if isinstance(value, cached_property)
 )
-_ENVIRON = (
+_ENVIRON = frozenset((
     "SERVER_NAME", "SERVER_PORT", "SERVER_PROTOCOL", "REMOTE_ADDR", "REMOTE_HOST",
     "SCRIPT_NAME", "HTTPS", "wsgi.url_scheme", "wsgi.version", "wsgi.multithread",
     "wsgi.multiprocess", "wsgi.run_once", "wsgi.errors",
-)  # fmt: skip
-_CREDENTIALS = ("HTTP_AUTHORIZATION", "HTTP_COOKIE")
+))  # fmt: skip
+#: Outer headers the inner request never gets; without a caller, neither
+#: credentials (the view must not authenticate one the endpoint did not).
+_DROPPED = frozenset({"HTTP_CONTENT_LENGTH", "HTTP_CONTENT_TYPE"})
+_DROPPED_ANONYMOUS = _DROPPED | {"HTTP_AUTHORIZATION", "HTTP_COOKIE"}
 #: What a middleware decided, kept so the view answers as REST's: the origin
 #: ``build_absolute_uri`` reads, and an exemption from CSRF checks.
 _KEPT = ("_current_scheme_host", "_dont_enforce_csrf_checks")
@@ -103,16 +106,15 @@ def inner_request(
     context: CallContext, endpoint: Endpoint, path: str, query: str, body: bytes
 ) -> WSGIRequest:
     """An inner request: the outer one's headers and attributes, the caller."""
-    outer = context.request
-    dropped = {"HTTP_CONTENT_LENGTH", "HTTP_CONTENT_TYPE"}
-    if not context.is_authenticated:
-        # The view must not authenticate a caller the endpoint did not.
-        dropped.update(_CREDENTIALS)
+    outer, authenticated = context.request, context.is_authenticated
+    dropped = _DROPPED if authenticated else _DROPPED_ANONYMOUS
     environ: dict[str, Any] = {"wsgi.url_scheme": outer.scheme or "http"}
     environ.update(SERVER_NAME="localhost", SERVER_PORT="80")
-    for key, value in outer.META.items():
-        if (key.startswith("HTTP_") or key in _ENVIRON) and key not in dropped:
-            environ[key] = value
+    environ.update(
+        (key, value)
+        for key, value in outer.META.items()
+        if (key[:5] == "HTTP_" or key in _ENVIRON) and key not in dropped
+    )
     accept = "application/json"
     if pinned := pinned_version(endpoint.view_class):
         versioning, version = pinned
@@ -132,9 +134,9 @@ def inner_request(
     environ["wsgi.input"] = io.BytesIO(body)
     request = WSGIRequest(environ)
     for key, value in vars(outer).items():
-        if (not key.startswith("_") and key not in _OWN) or key in _KEPT:
+        if (key[:1] != "_" and key not in _OWN) or key in _KEPT:
             setattr(request, key, value)
-    if not context.is_authenticated:
+    if not authenticated:
         request.user = context.user or AnonymousUser()
     elif _accepts_caller(endpoint, context):
         # DRF's Request honours these: the view sees the endpoint's caller.
@@ -167,7 +169,7 @@ def pinned_version(view_class: type[Any]) -> tuple[Any, str] | None:
 
 def _accepts_caller(endpoint: Endpoint, context: CallContext) -> bool:
     """Whether the view takes the authenticator that recognised the caller."""
-    classes = endpoint.initkwargs.get(
+    classes = getattr(endpoint.callback, "initkwargs", {}).get(
         "authentication_classes",
         getattr(endpoint.view_class, "authentication_classes", None),
     )
@@ -183,8 +185,7 @@ def resolve(
     expected = {**endpoint.fixed_kwargs, **path_kwargs}
     # The URLconf the endpoint was discovered in, whatever a middleware set.
     urlconf = mcp_settings.URLCONF or str(settings.ROOT_URLCONF)
-    lookup = _resolve_path if endpoint.path_variables else _resolve_fixed
-    match = lookup(urlconf, request.path_info)
+    match = _resolve_path(urlconf, request.path_info)
     if match is None or not _lands_on(match, endpoint, expected):
         match = _reverse_match(endpoint, expected, urlconf)
     if match is not None:
@@ -192,18 +193,17 @@ def resolve(
     return match
 
 
+@functools.lru_cache(maxsize=4096)
 def _resolve_path(urlconf: str, path: str) -> urls.ResolverMatch | None:
+    """The URLconf's match of ``path``: the same every time, so the paths
+    called most recently are kept (list and create paths; a row read again)."""
     try:
         return urls.get_resolver(urlconf).resolve(path)
     except urls.Resolver404:
         return None
 
 
-# Paths without variables (list, create) resolve the same every time.
-_resolve_fixed = functools.lru_cache(maxsize=4096)(_resolve_path)
-
-
-on_change("ROOT_URLCONF", "FRISIAN_MCP")(_resolve_fixed.cache_clear)
+on_change("ROOT_URLCONF", "FRISIAN_MCP")(_resolve_path.cache_clear)
 
 
 def _lands_on(

@@ -2,8 +2,8 @@
 
 Transport rules only (MCP 2025-11-25 and 2026-07-28 basic/transports): the
 method (POST; no GET stream, ADR 0005; a browser's GET may get a page,
-``BROWSER_VIEW_CLASS``), Origin, Accept, Content-Type, body
-size, DRF authentication, and the reply as JSON or a one-event SSE stream.
+``BROWSER_VIEW_CLASS``), Origin, Accept, Content-Type, body size, DRF
+authentication, and the reply as JSON or a one-event SSE stream.
 Which era a request speaks and its ``Mcp-*`` headers are ``jsonrpc``'s.
 """
 
@@ -31,7 +31,7 @@ from rest_framework import exceptions as drf_exceptions
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
 
-from frisian_mcp import hooks, jsonrpc, parsers
+from frisian_mcp import hooks, jsonrpc, parsers, replies
 from frisian_mcp.conf import mcp_settings
 from frisian_mcp.exceptions import InvalidRequest, JSONRPCError, plain_name
 from frisian_mcp.types import CallContext, Exchange
@@ -110,7 +110,7 @@ class MCPView(View):
     def _guarded(
         self, request: HttpRequest, *args: Any, **kwargs: Any
     ) -> HttpResponseBase:
-        origin = request.headers.get("Origin")
+        origin = request.META.get("HTTP_ORIGIN")
         try:
             if origin is not None and not origin_allowed(origin, request):
                 # MCP 2025-11-25 basic/transports "Security Warning": invalid
@@ -148,7 +148,8 @@ class MCPView(View):
 
     def post(self, request: HttpRequest) -> HttpResponseBase:
         """Receive one JSON-RPC message (or a 2025-03-26 batch)."""
-        if not _accepts(request):
+        accepted = _accepted_types(request)
+        if accepted is not None and not accepted & _ACCEPTABLE:
             return _refuse(
                 406, "Not acceptable: accept application/json or text/event-stream."
             )
@@ -177,13 +178,13 @@ class MCPView(View):
         return cast(
             HttpResponse,
             jsonrpc.last_resort(
-                lambda: self._answer(request, body),
+                lambda: self._answer(request, body, accepted),
                 lambda error: _error(error.http_status, error, body),
                 "at the MCP endpoint",
             ),
         )
 
-    def _answer(self, request: HttpRequest, body: bytes) -> HttpResponse:
+    def _answer(self, request: HttpRequest, body: bytes, accepted: Any) -> HttpResponse:
         """Authenticate the caller, then answer the body."""
         auth_failure, context = _authenticate(request, self.exchange)
         if auth_failure is not None:
@@ -191,7 +192,7 @@ class MCPView(View):
         reply = jsonrpc.handle(body, context, headers=request.headers)
         if reply.body is None:
             return _accepted()
-        sse = _wants_sse_only(request)
+        sse = accepted is not None and _SSE in accepted and not accepted & _JSON_TOO
         response = _render(reply.status, reply.body, sse=sse, priming=not reply.modern)
         for name, value in reply.headers.items():
             response[name] = value
@@ -313,7 +314,9 @@ _CREDENTIAL_PARAMETERS = frozenset(
 
 
 def _credentials_in_query(request: HttpRequest) -> bool:
-    return any(name.lower() in _CREDENTIAL_PARAMETERS for name in request.GET)
+    return bool(request.META.get("QUERY_STRING")) and any(
+        name.lower() in _CREDENTIAL_PARAMETERS for name in request.GET
+    )
 
 
 def _auth_message(exc: drf_exceptions.APIException) -> str:
@@ -324,26 +327,24 @@ def _auth_message(exc: drf_exceptions.APIException) -> str:
     return "the request was refused (a CSRF check, say)."
 
 
-def _accepts(request: HttpRequest) -> bool:
-    accept = request.headers.get("Accept")
+#: Accepted types that take the reply; those that take it as JSON, not SSE.
+_ACCEPTABLE = frozenset({_JSON, _SSE, "*/*", "application/*", "text/*"})
+_JSON_TOO = frozenset({_JSON, "*/*", "application/*"})
+
+
+def _accepted_types(request: HttpRequest) -> set[str] | None:
+    """The media types ``Accept`` names, lower case; ``None``: no ``Accept``."""
+    accept = request.META.get("HTTP_ACCEPT")
     if not accept:
-        return True
-    types = {part.split(";")[0].strip().lower() for part in accept.split(",")}
-    return bool(types & {_JSON, _SSE, "*/*", "application/*", "text/*"})
-
-
-def _wants_sse_only(request: HttpRequest) -> bool:
-    accept = (request.headers.get("Accept") or "").lower()
-    types = {part.split(";")[0].strip() for part in accept.split(",")}
-    return _SSE in types and not types & {_JSON, "*/*", "application/*"}
+        return None
+    return {part.split(";")[0].strip().lower() for part in accept.split(",")}
 
 
 def _render(
     status: int, body: Any, *, sse: bool = False, priming: bool = True
 ) -> HttpResponse:
-    # Key order is already deterministic (schemas are built in a fixed
-    # order), so tools/list is byte-identical across processes unsorted.
-    data = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+    # Unsorted: keys come in a fixed order, the same bytes in every process.
+    data = replies.encode(body)
     if sse and status == 200:
         # MCP 2025-11-25 basic/transports: a priming event (id, empty
         # data) first, then the response, then the stream ends. 2026-07-28

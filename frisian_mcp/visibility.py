@@ -43,7 +43,11 @@ class ToolGrant(Protocol):
 def grant_of(context: CallContext | None) -> ToolGrant | None:
     """The caller's ``request.auth`` when it narrows the tools, else ``None``."""
     auth = context.auth if context is not None else None
-    return auth if isinstance(auth, ToolGrant) else None
+    # isinstance(auth, ToolGrant) says the same at a thousand times the cost
+    # (typing's protocol check, on every call): both methods, neither None.
+    if getattr(auth, "allows_tool", None) is None:
+        return None
+    return auth if getattr(auth, "check_tool", None) is not None else None
 
 
 class BaseStore:

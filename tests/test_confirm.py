@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
-from django.core import signing
 from django.test import Client, override_settings
 
 from demo_project.contacts.models import Contact
 from demo_project.dcim.models import Device, Site, Tag
+from frisian_mcp import tokens
 from frisian_mcp.testing import MCPError, MCPTestClient
 from tests.testapp.models import Book, Publisher, Shelf, ShelfLabel
 
@@ -193,7 +193,7 @@ def test_a_forged_or_expired_token_is_refused(
         def time() -> float:
             return time.time() + 301
 
-    monkeypatch.setattr(signing, "time", Later)
+    monkeypatch.setattr(tokens, "time", Later)
     data = _refused(mcp, "contacts__destroy", {**args, "confirm": token})
     assert "has expired" in data["message"]
     assert Contact.objects.filter(pk=contact.pk).exists()

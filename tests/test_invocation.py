@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import datetime
+import json
+from decimal import Decimal
 from typing import Any
 
 import pytest
 from django.test import override_settings
+from django.utils.translation import gettext_lazy
+from rest_framework.response import Response
 
 from demo_project.contacts.models import Contact
 from demo_project.dcim.models import Device, Site
 from frisian_mcp.testing import MCPError, MCPTestClient
 from tests.testapp.models import Book, Publisher
+from tests.testapp.views import StatsView
 
 pytestmark = pytest.mark.django_db
 
@@ -295,6 +301,38 @@ def test_generic_view_without_viewset_is_a_tool(mcp: MCPTestClient) -> None:
         "books": 0,
         "publishers": 1,
     }
+
+
+def test_values_json_has_no_type_for_are_encoded_as_drf_would(
+    mcp: MCPTestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A view's data goes out as it is when JSON has a type for every value;
+    decimals, dates, lazy texts and non-text keys are made plain first."""
+
+    def get(self: Any, request: Any) -> Response:
+        return Response(
+            {
+                "books": Decimal("2"),
+                "price": Decimal("2.50"),
+                "day": datetime.date(2026, 11, 26),
+                "label": gettext_lazy("Books"),
+                "ids": (1, 2),
+                "by_id": {3: "three"},
+            }
+        )
+
+    monkeypatch.setattr(StatsView, "get", get)
+    result = mcp.call_tool("testapp__stats__get", {})
+    expected = {
+        "books": 2,
+        "price": 2.5,
+        "day": "2026-11-26",
+        "label": "Books",
+        "ids": [1, 2],
+        "by_id": {"3": "three"},
+    }
+    assert structured(result) == expected
+    assert json.loads(result["content"][0]["text"]) == expected
 
 
 def test_generic_view_with_custom_lookup_field(mcp: MCPTestClient) -> None:

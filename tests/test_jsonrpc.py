@@ -472,3 +472,38 @@ def test_unknown_method_names_that_are_not_plain_are_not_echoed(
         "code": -32601,
         "message": "Method not found: <method>.",
     }
+
+
+# -- the reply's bytes ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("version", ["2025-03-26", "2025-11-25", "2026-07-28"])
+def test_a_tool_result_is_the_compact_json_of_its_envelope(version: str) -> None:
+    """The structure is encoded once and written twice: the bytes are those
+    of ``json.dumps`` of the whole answer, text block and structure alike."""
+    mcp = MCPTestClient(protocol_version=version)
+    mcp.initialize()
+    made = mcp.call_tool(
+        "contacts__create", {"first_name": 'Zoë "\u2028x', "email": "z@example.com"}
+    )
+    assert made["isError"] is False
+    message: dict[str, Any] = {"jsonrpc": "2.0", "id": 7, "method": "tools/call"}
+    message["params"] = {"name": "contacts__list", "arguments": {"page_size": 1}}
+    if mcp.modern:
+        message["params"]["_meta"] = {
+            "io.modelcontextprotocol/protocolVersion": version,
+            "io.modelcontextprotocol/clientCapabilities": {},
+        }
+    headers = {"Mcp-Method": "tools/call", "Mcp-Name": "contacts__list"}
+    response = mcp.post(message, headers=headers if mcp.modern else None)
+    text = response.content.decode()
+    answer = json.loads(text)
+    result = answer["result"]
+    assert text == json.dumps(answer, ensure_ascii=False, separators=(",", ":"))
+    assert json.loads(result["content"][0]["text"])["results"][0]["first_name"] == (
+        'Zoë "\u2028x'
+    )
+    if version != "2025-03-26":
+        assert json.loads(result["content"][0]["text"]) == result["structuredContent"]
+    else:
+        assert "structuredContent" not in result

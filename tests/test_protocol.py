@@ -6,12 +6,15 @@ import time
 from typing import Any
 
 import pytest
+from django.conf import settings
 from django.contrib.auth.models import User
+from django.core import signing
 from django.test import Client, override_settings
 from jsonschema import Draft202012Validator
 
 from demo_project.contacts.models import Contact
 from demo_project.dcim.models import Device, Site, Tag
+from frisian_mcp import tokens
 from frisian_mcp.registry import get_registry
 from frisian_mcp.testing import MCPError, MCPTestClient
 
@@ -287,6 +290,33 @@ def test_tokens_walk_every_row_exactly_once(
         assert page["page_size"] == 7
         seen += [r["email"] for r in page["results"]]
     assert seen == sorted(Contact.objects.values_list("email", flat=True))
+
+
+def test_tokens_of_the_earlier_form_still_page(
+    mcp: MCPTestClient, demo_data: None
+) -> None:
+    """Tokens made by ``signing.dumps(compress=True)`` before the HMAC form
+    (issue 21 item 5) are read until they expire, a rotated key's too."""
+    first = ok(mcp.call_tool("contacts__list", {"page_size": 3}))
+    token = first["next_token"]
+    assert ":" not in token
+    assert token.count(".") == 2
+    payload = tokens.unsign("continuation_token", token)
+    legacy = signing.dumps(
+        payload, salt="frisian_mcp.continuation_token", compress=True
+    )
+    expected = ok(mcp.call_tool("contacts__list", {"continuation_token": token}))
+    for sent in (legacy, token):
+        with override_settings(
+            SECRET_KEY="rotated-" + "k" * 50,
+            SECRET_KEY_FALLBACKS=[settings.SECRET_KEY],
+        ):
+            again = ok(mcp.call_tool("contacts__list", {"continuation_token": sent}))
+        assert again == {**expected, "next_token": again["next_token"]}
+    with override_settings(SECRET_KEY="rotated-" + "k" * 50, SECRET_KEY_FALLBACKS=[]):
+        for sent in (legacy, token):
+            error = rejected(mcp, "contacts__list", {"continuation_token": sent})
+            assert error.data["code"] == "invalid_token"
 
 
 def test_token_keeps_the_filters_and_projection(

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.contrib.auth import get_user_model
 
-from frisian_mcp.exceptions import ConfigurationError, Forbidden
+from frisian_mcp.exceptions import ConfigurationError, Forbidden, FrisianMCPError
 from frisian_mcp.types import ErrorCode
 
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ __all__ = [
 ]
 
 
-class TokenRejected(Exception):
+class TokenRejected(FrisianMCPError):
     """A validator refuses a token; the reason is logged, never sent."""
 
 

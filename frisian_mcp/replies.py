@@ -1,0 +1,83 @@
+"""Replies: a JSON-RPC answer as text, each tool result's structure encoded once.
+
+A ``CallToolResult`` carries its structure twice: as JSON text in a text
+block, and from 2025-06-18 as ``structuredContent`` (server/tools). The text
+is made once (:func:`tool_result`) and :func:`encode` writes it into the
+envelope as it is, instead of encoding the structure a second time: the
+same bytes as ``json.dumps`` of the whole answer, for half the work on a
+page of rows.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from frisian_mcp.jsonschema import plain
+from frisian_mcp.types import JSONObject
+
+__all__ = ["ToolResult", "dumps", "encode", "tool_result"]
+
+
+#: One encoder for every reply: ``json.dumps`` with options builds one per call.
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
+def dumps(value: Any) -> str:
+    """``value`` as compact JSON text, non-ASCII as is (every reply's form)."""
+    return _ENCODER.encode(value)
+
+
+class ToolResult(dict[str, Any]):
+    """A ``CallToolResult``; ``text`` is ``structure``, its ``structuredContent``, encoded."""
+
+    structure: Any = None
+    text: str | None = None
+
+
+def tool_result(
+    structured: JSONObject, *, is_error: bool, with_structure: bool
+) -> ToolResult:
+    """The JSON as text, and as ``structuredContent`` when ``with_structure``.
+
+    What a view answers is encoded as it is when JSON has a type for each
+    value (what DRF's serializers return); else it is made plain first
+    (:func:`~frisian_mcp.jsonschema.plain`: decimals, lazy texts, dates).
+    """
+    if is_error:
+        structured = {"error": structured}
+    try:
+        text = dumps(structured)
+    except TypeError:  # a value JSON has no type for: DRF's own encoding
+        structured = plain(structured)
+        text = dumps(structured)
+    result = ToolResult(content=[{"type": "text", "text": text}])
+    if with_structure:
+        result["structuredContent"] = result.structure = structured
+        result.text = text
+    result["isError"] = is_error
+    return result
+
+
+def encode(body: Any) -> str:
+    """``body`` (a response, or a batch's list of them) as compact JSON text."""
+    if isinstance(body, list):
+        return "[" + ",".join(encode(response) for response in body) + "]"
+    if not isinstance(body, dict) or next(reversed(body), None) != "result":
+        return dumps(body)
+    result = body["result"]
+    keys = list(result) if isinstance(result, ToolResult) else ()
+    if (
+        len(keys) < 3  # "isError" follows
+        or keys[0] != "content"
+        or keys[1] != "structuredContent"
+        or result["structuredContent"] is not result.structure
+        or result.text is None
+    ):
+        return dumps(body)
+    head = dumps({key: value for key, value in body.items() if key != "result"})
+    rest = dumps({key: result[key] for key in keys[2:]})
+    return (
+        f'{head[:-1]}{"," if len(head) > 2 else ""}"result":{{"content":'
+        f'{dumps(result["content"])},"structuredContent":{result.text},{rest[1:]}}}'
+    )
