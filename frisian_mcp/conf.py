@@ -169,6 +169,10 @@ DEFAULTS: dict[str, Any] = {
     "CONFIRM": [],
     # Seconds a confirmation token stays valid. Example: 120.
     "CONFIRM_MAX_AGE": 300,
+    # Largest file, in bytes, a tool answers or takes (read by
+    # frisian_mcp.contrib.files, docs/files.md): a larger download is an
+    # error naming its REST URL, a larger upload is refused. Example: 1_048_576.
+    "FILE_MAX_BYTES": 4_194_304,
     # OAuth 2.1 resource server (docs/authorization.md); None: off. A dict with
     # RESOURCE (the endpoint's canonical https URL, required),
     # AUTHORIZATION_SERVERS (issuer URLs), TOKEN_VALIDATOR (dotted path of a
@@ -229,6 +233,7 @@ class MCPSettings:
     CALL_HOOKS: list[type[BaseCallHook]]
     CONFIRM: list[str]
     CONFIRM_MAX_AGE: int
+    FILE_MAX_BYTES: int
     OAUTH: dict[str, Any] | None
 
     def __init__(self) -> None:

@@ -1,8 +1,9 @@
 """Seams for extras: call hooks, and the signals around one request.
 
 ``CALL_HOOKS`` names :class:`BaseCallHook` subclasses that see every tool's
-schema and step into every call between the view's access checks and its
-action (docs/extending.md). :data:`request_started` and
+schema, shape each call's inner request, step into every call between the
+view's access checks and its action, and carry a body that is not JSON
+(docs/extending.md, ADR 0027). :data:`request_started` and
 :data:`request_finished` frame each request to the endpoint, over HTTP or
 another transport, with its :class:`~frisian_mcp.types.Exchange`.
 """
@@ -10,23 +11,33 @@ another transport, with its :class:`~frisian_mcp.types.Exchange`.
 from __future__ import annotations
 
 import contextlib
+import re
 import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from django.dispatch import Signal
+from django.http import HttpResponseBase
+from rest_framework.response import Response
 
 from frisian_mcp.conf import mcp_settings
-from frisian_mcp.types import Call, CallContext, Exchange
+from frisian_mcp.exceptions import ToolExecutionError
+from frisian_mcp.types import Call, CallContext, ErrorCode, Exchange
 
 if TYPE_CHECKING:
+    from django.core.handlers.wsgi import WSGIRequest
+
     from frisian_mcp.schema import ToolSchema
     from frisian_mcp.tools import Tool
 
 __all__ = [
     "BaseCallHook",
+    "ContentResult",
     "call_hooks",
     "exchange",
+    "foreign_body",
+    "map_response",
+    "release",
     "request_finished",
     "request_started",
 ]
@@ -66,10 +77,96 @@ class BaseCallHook:
         first. ``call.notes`` adds to a ``mode: "validate"`` report.
         """
 
+    def map_request(self, tool: Tool, call: Call, request: WSGIRequest) -> None:
+        """Shape the call before its view is set up.
+
+        A hook may change ``call.body`` in place (decode a file argument)
+        or the inner ``request`` (a multipart body for a view that parses
+        nothing else).
+        """
+
+    def map_response(
+        self, tool: Tool, call: Call, request: WSGIRequest, response: HttpResponseBase
+    ) -> ContentResult | None:
+        """A 2xx answer whose body is not JSON (see :func:`foreign_body`).
+
+        ``request`` is the inner one (its URL serves the file over REST).
+        Return the result's content blocks, or ``None`` to leave the
+        response to the next hook. Raise a
+        :class:`~frisian_mcp.exceptions.ToolError` to answer an error.
+        """
+        return None
+
+
+class ContentResult(dict[str, Any]):
+    """A tool result given as MCP content blocks (``{"content": [...]}``),
+    not as JSON: no ``structuredContent``, and no text copy of it."""
+
 
 def call_hooks() -> list[BaseCallHook]:
     """An instance of each ``CALL_HOOKS`` class, in order."""
     return [cls() for cls in mcp_settings.CALL_HOOKS]
+
+
+_JSON_TYPE = re.compile(r"^application/([\w.-]+\+)?json\b", re.IGNORECASE)
+
+
+def foreign_body(response: HttpResponseBase) -> bool:
+    """Whether a 2xx answer carries a body that is not JSON (a file).
+
+    A streaming response always does; a DRF ``Response`` when no JSON
+    renderer answered; a plain one when its type is not JSON and it has
+    bytes or names a file (``Content-Disposition``).
+    """
+    if not 200 <= response.status_code < 300:
+        return False
+    if response.streaming:
+        return True
+    if isinstance(response, Response):
+        media = getattr(getattr(response, "accepted_renderer", None), "media_type", "")
+        return not _JSON_TYPE.match(media or "application/json")
+    if _JSON_TYPE.match(response.get("Content-Type", "")):
+        return False
+    content = getattr(response, "content", b"")
+    return bool(content) or response.has_header("Content-Disposition")
+
+
+def map_response(
+    tool: Tool, call: Call, request: WSGIRequest, response: HttpResponseBase
+) -> ContentResult:
+    """The content a call hook makes of a :func:`foreign_body`; without
+    one, an error saying the tool answers a body the core does not carry.
+    """
+    for hook in call_hooks():
+        content = hook.map_response(tool, call, request, response)
+        if content is not None:
+            return content
+    release(response)  # unread: a file or stream is never loaded
+    kind = response.get("Content-Type", "") or "no content type"
+    raise ToolExecutionError(
+        f"{tool.name} answers a body that is not JSON ({kind.split(';')[0]}), "
+        "which this server does not carry through tools.",
+        code=ErrorCode.REQUEST_REJECTED,
+        tool=tool.name,
+        hint="Fetch it over the REST API, or ask the server's operator to add "
+        "the files extra's FileHook to FRISIAN_MCP['CALL_HOOKS'] "
+        "(docs/files.md).",
+    )
+
+
+def release(response: HttpResponseBase) -> None:
+    """Close what the response holds open (its file, its generator).
+
+    Not ``response.close()``: that sends Django's ``request_finished``,
+    which would close the database connections in the middle of a request.
+    """
+    close = getattr(getattr(response, "_iterator", None), "close", None)
+    if response.streaming and callable(close):
+        close()
+    closers = response._resource_closers  # type: ignore[attr-defined]
+    for closer in closers:
+        closer()
+    closers.clear()
 
 
 @contextlib.contextmanager

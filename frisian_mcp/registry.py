@@ -24,6 +24,7 @@ from frisian_mcp.conf import mcp_settings
 from frisian_mcp.discovery import assign_names, get_discovery_backend, selected
 from frisian_mcp.dispatchers import DispatcherTool, build_dispatchers
 from frisian_mcp.exceptions import ConfigurationError, Forbidden, ToolInputError
+from frisian_mcp.hooks import ContentResult
 from frisian_mcp.schema import SchemaBuilder
 from frisian_mcp.spectacular import excluded, live_filters
 from frisian_mcp.tools import Tool
@@ -208,6 +209,8 @@ class ToolRegistry:
             raise call.error
         try:
             answer = invocation.run(tool, call, context)
+            if isinstance(answer.data, ContentResult):
+                return answer.data  # a file's content blocks (ADR 0027)
             noun, pk = tool.subject()
             result = outcomes.result(
                 tool.name, tool.kind, noun, pk, call, answer, schema.field_names

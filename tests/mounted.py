@@ -72,6 +72,10 @@ SETTINGS: dict[str, dict[str, Any]] = {
         },
         "DEBUG": False,
     },
+    # tests/test_files.py: the files extra carries the host's file fields.
+    "tests.hosts.files.urls": {
+        "FRISIAN_MCP": {"CALL_HOOKS": ["frisian_mcp.contrib.files.hooks.FileHook"]},
+    },
     # tests/test_boundary.py: the host's own DEFAULT_SCHEMA_CLASS.
     "tests.hosts.inventory.urls": {
         "REST_FRAMEWORK": {

@@ -1,0 +1,48 @@
+"""The files app's system checks (docs/checks.md): W011, E014."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from django.core import checks
+
+from frisian_mcp.conf import mcp_settings
+from frisian_mcp.exceptions import ConfigurationError
+
+__all__ = ["check_file_settings"]
+
+
+@checks.register()
+def check_file_settings(
+    app_configs: Iterable[Any] | None = None, **kwargs: Any
+) -> list[checks.CheckMessage]:
+    """E014: ``FILE_MAX_BYTES`` is no positive integer; W011: set, unread."""
+    try:
+        cap, hooks = mcp_settings.FILE_MAX_BYTES, mcp_settings.CALL_HOOKS
+    except ConfigurationError:  # the core's checks report it (E004)
+        return []
+    found: list[checks.CheckMessage] = []
+    if not isinstance(cap, int) or isinstance(cap, bool) or cap < 1:
+        found.append(
+            checks.Error(
+                "FRISIAN_MCP['FILE_MAX_BYTES'] must be a positive integer (bytes).",
+                hint="Set it to the largest file a tool may carry, e.g. 4_194_304.",
+                id="frisian_mcp.E014",
+            )
+        )
+    configured = "FILE_MAX_BYTES" in mcp_settings.user_settings
+    if configured and not any(
+        "FILE_MAX_BYTES" in getattr(h, "settings", ()) for h in hooks
+    ):
+        found.append(
+            checks.Warning(
+                "FRISIAN_MCP['FILE_MAX_BYTES'] is set, but no call hook "
+                "carries files: file fields are not arguments and tools that "
+                "answer a file answer an error.",
+                hint="Add 'frisian_mcp.contrib.files.hooks.FileHook' to "
+                "FRISIAN_MCP['CALL_HOOKS'] (docs/files.md).",
+                id="frisian_mcp.W011",
+            )
+        )
+    return found
