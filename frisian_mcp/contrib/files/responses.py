@@ -94,6 +94,10 @@ def _read(response: HttpResponseBase, cap: int) -> bytes | None:
         return bytes(content) if len(content) <= cap else None
     body = bytearray()
     try:
+        stream = getattr(response, "file_to_stream", None)
+        if stream is not None and hasattr(stream, "read"):  # a FileResponse
+            body += stream.read(cap + 1)
+            return bytes(body) if len(body) <= cap else None
         for chunk in response.streaming_content:  # type: ignore[attr-defined]
             body += chunk if isinstance(chunk, bytes) else str(chunk).encode()
             if len(body) > cap:

@@ -8,7 +8,6 @@ files, or URL-encoded without.
 
 from __future__ import annotations
 
-import base64
 import binascii
 import io
 import json
@@ -45,8 +44,8 @@ def decode_files(
             continue  # null, or absent: the serializer decides
         if len(value) > (cap // 3 + 1) * 4 + 4:
             raise refused(tool, argument, f"is larger than {cap} bytes")
-        try:
-            data = base64.b64decode(value, validate=True)
+        try:  # strict: only the alphabet, padded right, nothing after
+            data = binascii.a2b_base64(value, strict_mode=True)
         except (binascii.Error, ValueError):
             continue  # the stored file's URL sent back, else refused: keep_echoes
         if len(data) > cap:
