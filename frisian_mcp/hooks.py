@@ -18,11 +18,12 @@ from typing import TYPE_CHECKING, Any
 
 from django.dispatch import Signal
 from django.http import HttpResponseBase
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 
 from frisian_mcp.conf import mcp_settings
 from frisian_mcp.exceptions import ToolExecutionError
-from frisian_mcp.types import Call, CallContext, ErrorCode, Exchange
+from frisian_mcp.types import Call, CallContext, Endpoint, ErrorCode, Exchange
 
 if TYPE_CHECKING:
     from django.core.handlers.wsgi import WSGIRequest
@@ -36,7 +37,9 @@ __all__ = [
     "call_hooks",
     "exchange",
     "foreign_body",
+    "form_only",
     "map_response",
+    "reachable",
     "release",
     "request_finished",
     "request_started",
@@ -57,6 +60,10 @@ class BaseCallHook:
     """
 
     settings: tuple[str, ...] = ()
+    #: Whether :meth:`map_request` gives a view that parses only forms
+    #: (multipart or URL-encoded) its body; without such a hook, the body
+    #: tools of those views are left out, since every call would get 415.
+    sends_forms: bool = False
 
     def map_schema(self, tool: Tool, schema: ToolSchema) -> ToolSchema:
         """The tool's schema as listed and checked (built once per tool).
@@ -108,6 +115,24 @@ def call_hooks() -> list[BaseCallHook]:
     return [cls() for cls in mcp_settings.CALL_HOOKS]
 
 
+def form_only(view_class: type[Any]) -> bool:
+    """Whether the view parses multipart or form data, and nothing else."""
+    parsers = getattr(view_class, "parser_classes", None) or ()
+    found = [p for p in parsers if isinstance(p, type)]
+    return bool(found) and all(issubclass(p, _FORMS) for p in found)
+
+
+def reachable(endpoint: Endpoint) -> bool:
+    """Whether a tool call can send the endpoint a body it parses: JSON, or
+    a form a call hook builds (:attr:`BaseCallHook.sends_forms`)."""
+    if endpoint.method not in ("POST", "PUT", "PATCH"):
+        return True
+    if not form_only(endpoint.view_class):
+        return True
+    return any(getattr(h, "sends_forms", False) for h in mcp_settings.CALL_HOOKS)
+
+
+_FORMS = (FormParser, MultiPartParser)
 _JSON_TYPE = re.compile(r"^application/([\w.-]+\+)?json\b", re.IGNORECASE)
 
 

@@ -24,7 +24,7 @@ from frisian_mcp.conf import mcp_settings
 from frisian_mcp.discovery import assign_names, get_discovery_backend, selected
 from frisian_mcp.dispatchers import DispatcherTool, build_dispatchers
 from frisian_mcp.exceptions import ConfigurationError, Forbidden, ToolInputError
-from frisian_mcp.hooks import ContentResult
+from frisian_mcp.hooks import ContentResult, reachable
 from frisian_mcp.schema import SchemaBuilder
 from frisian_mcp.spectacular import excluded, live_filters
 from frisian_mcp.tools import Tool
@@ -75,7 +75,7 @@ class ToolRegistry:
         tools = {
             name: Tool(name, endpoint, builder, prefix, lock)
             for name, endpoint in names.items()
-            if selected(name)
+            if selected(name) and reachable(endpoint)  # ADR 0027
         }
         return cls(tools, clashes, builder)
 

@@ -172,6 +172,20 @@ def test_without_the_hook_a_file_is_an_error_never_empty(tmp_path: Path) -> None
     assert "FileHook" in error["hint"]
 
 
+def test_without_the_hook_a_form_only_view_has_no_body_tool() -> None:
+    """Every call would get 415: the tool is not listed, nor callable."""
+    with override_settings(FRISIAN_MCP=SETTINGS):
+        mcp = MCPTestClient()
+        mcp.initialize()
+        names = {t["name"] for t in mcp.list_tools()}
+        with pytest.raises(MCPError) as caught:
+            mcp.call_tool("uploads__create", {"title": "x"})
+    assert "papers__create" in names
+    assert "uploads__create" not in names
+    assert caught.value.data["code"] == "unknown_tool"
+    assert not Paper.objects.exists()
+
+
 # -- uploads -----------------------------------------------------------------
 
 

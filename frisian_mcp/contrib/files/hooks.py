@@ -8,7 +8,7 @@ from django.core.handlers.wsgi import WSGIRequest
 from django.http import HttpResponseBase
 
 from frisian_mcp.contrib.files import responses, schemas, uploads
-from frisian_mcp.hooks import BaseCallHook, ContentResult
+from frisian_mcp.hooks import BaseCallHook, ContentResult, form_only
 from frisian_mcp.schema import ToolSchema
 from frisian_mcp.tools import Tool
 from frisian_mcp.types import Call, CallContext
@@ -20,6 +20,7 @@ class FileHook(BaseCallHook):
     """Sends file fields as base64 arguments and answers files as resources."""
 
     settings = ("FILE_MAX_BYTES",)
+    sends_forms = True
 
     def map_schema(self, tool: Tool, schema: ToolSchema) -> ToolSchema:
         """File fields as base64 arguments; a file-answering tool says so."""
@@ -34,7 +35,7 @@ class FileHook(BaseCallHook):
         if files:
             uploads.decode_files(tool.name, files, call.body, call.arguments)
         view_class = tool.endpoint.view_class
-        if uploads.form_only(view_class) and not call.validate_only:
+        if form_only(view_class) and not call.validate_only:
             uploads.send_as_form(view_class, request, call.body)
 
     def check_call(

@@ -19,13 +19,13 @@ from urllib.parse import urlencode
 
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.handlers.wsgi import LimitedStream, WSGIRequest
-from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.parsers import MultiPartParser
 
 from frisian_mcp.conf import mcp_settings
 from frisian_mcp.exceptions import ToolInputError
 from frisian_mcp.types import ErrorCode
 
-__all__ = ["decode_files", "form_only", "keep_echoes", "refused", "send_as_form"]
+__all__ = ["decode_files", "keep_echoes", "refused", "send_as_form"]
 
 
 def decode_files(
@@ -87,16 +87,6 @@ def refused(tool: str, argument: str, reason: str) -> ToolInputError:
         hint="Send the file's bytes base64-encoded (standard alphabet, with "
         f"padding), at most FILE_MAX_BYTES ({mcp_settings.FILE_MAX_BYTES}) "
         "bytes; fetch larger ones over the REST API.",
-    )
-
-
-def form_only(view_class: type[Any]) -> bool:
-    """Whether the view parses multipart or form data, and nothing else."""
-    parsers = [
-        p for p in getattr(view_class, "parser_classes", ()) if isinstance(p, type)
-    ]
-    return bool(parsers) and all(
-        issubclass(p, FormParser | MultiPartParser) for p in parsers
     )
 
 
