@@ -136,6 +136,17 @@ def test_text_export_is_a_text_resource(mcp: MCPTestClient) -> None:
     assert "blob" not in found
 
 
+def test_a_drf_response_no_json_renderer_rendered_is_a_file(
+    mcp: MCPTestClient,
+) -> None:
+    row = paper(b"0123456789abcdefXYZ", "p.bin")
+    found = resource(mcp.call_tool("papers__preview", {"id": row.pk}))
+    status, body, kind, _ = rest_file(f"/api/papers/{row.pk}/preview/")
+    assert status == 200
+    assert body_of(found) == body == b"0123456789abcdef"
+    assert found["mimeType"] == kind == "application/octet-stream"
+
+
 def test_stream_over_the_cap_reads_at_most_the_cap(mcp: MCPTestClient) -> None:
     size = 50 * views.CHUNK  # ~3 MB offered, CAP + 1 bytes read at most
     result = mcp.call_tool("papers__stream", {"size": size})
@@ -153,7 +164,12 @@ def test_stream_within_the_cap_is_whole(mcp: MCPTestClient) -> None:
 
 def test_file_tools_say_so_and_claim_no_object(mcp: MCPTestClient) -> None:
     tools = {t["name"]: t for t in mcp.list_tools()}
-    for name in ("papers__download", "papers__export", "papers__stream"):
+    for name in (
+        "papers__download",
+        "papers__export",
+        "papers__stream",
+        "papers__preview",
+    ):
         assert "Answers a file" in tools[name]["description"]
         assert "outputSchema" not in tools[name]
     assert "Answers a file" not in tools["papers__retrieve"]["description"]
@@ -302,3 +318,30 @@ def test_file_checks(settings: dict[str, Any], ids: list[str]) -> None:
 )
 def test_file_names_from_content_disposition(header: str, name: str | None) -> None:
     assert file_name(header) == name
+
+
+def test_an_update_sending_back_the_record_keeps_the_file(mcp: MCPTestClient) -> None:
+    row = paper(b"kept", "kept.txt")
+    record = mcp.call_tool("papers__retrieve", {"id": row.pk})["structuredContent"]
+    assert record["appendix"] is None
+    updated = mcp.call_tool("papers__update", {**record, "title": "new"})
+    assert updated["isError"] is False, updated
+    row.refresh_from_db()
+    assert (row.title, row.filename, row.attachment.read()) == (
+        "new",
+        "kept.txt",
+        b"kept",
+    )
+
+
+def test_another_files_url_is_refused_and_nothing_changes(mcp: MCPTestClient) -> None:
+    row, other = paper(b"mine", "mine.txt"), paper(b"other", "other.txt")
+    url = mcp.call_tool("papers__retrieve", {"id": other.pk})["structuredContent"]
+    with pytest.raises(MCPError) as caught:
+        mcp.call_tool(
+            "papers__partial_update", {"id": row.pk, "attachment": url["attachment"]}
+        )
+    assert caught.value.code == -32602
+    assert caught.value.data["field"] == "attachment"
+    row.refresh_from_db()
+    assert row.attachment.read() == b"mine"

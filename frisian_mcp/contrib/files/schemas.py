@@ -143,9 +143,13 @@ def _file_property(field: Any) -> JSONObject:
     prop: JSONObject = {"type": "string", "contentEncoding": "base64"}
     if isinstance(field, serializers.ImageField):
         prop["contentMediaType"] = "image/*"
-    if getattr(field, "allow_null", False):
-        prop["type"] = ["string", "null"]
     help_text = getattr(field, "help_text", None)
     text = f"{help_text} " if help_text else ""
-    prop["description"] = f"{text}The file's bytes, base64-encoded (RFC 4648)."
+    text += "The file's bytes, base64-encoded (RFC 4648)."
+    if field.allow_null:
+        prop["type"] = ["string", "null"]
+    elif not field.required:  # retrieve shows null for no file
+        prop["type"] = ["string", "null"]
+        text += " null: no file, as the record shows it."
+    prop["description"] = text
     return prop

@@ -58,23 +58,32 @@ def decode_files(
 def keep_echoes(
     tool: str, files: Mapping[str, str], body: dict[str, Any], view: Any
 ) -> None:
-    """Keep the stored file where an update sends back the URL its record
-    shows (what retrieve returns updates unchanged); refuse any other text.
-    Runs after the view's access checks, so a refusal tells no more than
-    the view would.
+    """Keep the stored file where an update sends back what its record
+    shows (what retrieve returns updates unchanged): the file's URL, or
+    ``null`` for no file where the field takes no null. Any other text is
+    refused. Runs after the view's access checks, so a refusal tells no
+    more than the view would.
     """
-    sent = {a: f for a, f in files.items() if isinstance(body.get(f), str)}
+    sent = {
+        a: f
+        for a, f in files.items()
+        if f in body and (body[f] is None or isinstance(body[f], str))
+    }
     if not sent:
         return
     instance = None
     if view.request.method in ("PUT", "PATCH") and hasattr(view, "get_object"):
         instance = view.get_object()
     shown = view.get_serializer(instance).data if instance is not None else {}
+    fields = view.get_serializer().fields
     for argument, field in sent.items():
+        if body[field] is None:
+            if not fields[field].allow_null and instance and shown.get(field) is None:
+                del body[field]  # no file before, none after
+            continue  # else the serializer answers null as over REST
         if instance is None or shown.get(field) != body[field]:
             raise refused(tool, argument, "is not valid base64")
-        source = view.get_serializer().fields[field].source
-        body[field] = getattr(instance, source)
+        body[field] = getattr(instance, fields[field].source)
 
 
 def refused(tool: str, argument: str, reason: str) -> ToolInputError:

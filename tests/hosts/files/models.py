@@ -11,6 +11,7 @@ class Paper(models.Model):
     title = models.CharField(max_length=100)
     attachment = models.FileField(upload_to="papers/")
     picture = models.ImageField(upload_to="pictures/", null=True, blank=True)
+    appendix = models.FileField(upload_to="appendices/", blank=True)
     filename = models.CharField(max_length=255, blank=True, editable=False)
 
     def __str__(self) -> str:

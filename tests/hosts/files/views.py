@@ -17,8 +17,9 @@ from django.core.files.uploadedfile import UploadedFile
 from django.http import FileResponse, HttpResponse, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import mixins, parsers, serializers, viewsets
+from rest_framework import mixins, parsers, renderers, serializers, viewsets
 from rest_framework.decorators import action
+from rest_framework.response import Response
 
 from tests.hosts.files.models import Paper
 
@@ -27,12 +28,24 @@ STREAMED = {"chunks": 0, "closed": False}
 CHUNK = 64 * 1024
 
 
+class PassthroughRenderer(renderers.BaseRenderer):
+    """Bytes as they are, whatever the client accepts (a common recipe)."""
+
+    media_type = "*/*"
+    format = ""
+
+    def render(
+        self, data: Any, accepted_media_type: Any = None, renderer_context: Any = None
+    ) -> Any:
+        return data
+
+
 class PaperSerializer(serializers.ModelSerializer[Paper]):
     """A stored document; ``filename`` is the name the file came with."""
 
     class Meta:
         model = Paper
-        fields = ["id", "title", "attachment", "picture", "filename"]
+        fields = ["id", "title", "attachment", "picture", "appendix", "filename"]
         read_only_fields = ["filename"]
         extra_kwargs = {"attachment": {"allow_empty_file": True}}
 
@@ -56,6 +69,13 @@ class PaperViewSet(viewsets.ModelViewSet[Paper]):
         return FileResponse(
             paper.attachment.open("rb"), as_attachment=True, filename=paper.filename
         )
+
+    @extend_schema(responses={(200, "application/octet-stream"): OpenApiTypes.BINARY})
+    @action(detail=True, methods=["get"], renderer_classes=[PassthroughRenderer])
+    def preview(self, request: Any, pk: str | None = None) -> Response:
+        """The first 16 bytes of the file, as a DRF Response."""
+        head = self.get_object().attachment.open("rb").read(16)
+        return Response(head, content_type="application/octet-stream")
 
     @extend_schema(responses={(200, "text/csv"): OpenApiTypes.STR})
     @action(detail=False, methods=["get"])
