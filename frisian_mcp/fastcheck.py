@@ -21,6 +21,7 @@ Check = Callable[[Any], bool]
 #: Keywords that only annotate (no format checker is used: formats too).
 _ANNOTATIONS = frozenset(
     {"description", "title", "default", "examples", "format", "deprecated"}
+    | {"contentEncoding", "contentMediaType"}  # annotations in 2020-12
     | {"readOnly", "writeOnly", "$comment"}
 )
 _FAST_TYPES: dict[str, Check] = {
