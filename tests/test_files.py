@@ -345,3 +345,31 @@ def test_another_files_url_is_refused_and_nothing_changes(mcp: MCPTestClient) ->
     assert caught.value.data["field"] == "attachment"
     row.refresh_from_db()
     assert row.attachment.read() == b"mine"
+
+
+def test_a_bulk_create_takes_a_file_per_item(mcp: MCPTestClient) -> None:
+    items = [
+        {"title": "a", "attachment": b64(b"one"), "attachment_filename": "1.txt"},
+        {"title": "b", "attachment": b64(b"two")},
+    ]
+    created = mcp.call_tool("papers__create", {"objects": items})
+    assert created["isError"] is False, created
+    rows = Paper.objects.order_by("pk")
+    assert [(r.filename, r.attachment.read()) for r in rows] == [
+        ("1.txt", b"one"),
+        ("attachment", b"two"),
+    ]
+
+
+def test_a_bulk_item_with_bad_base64_writes_nothing(mcp: MCPTestClient) -> None:
+    items = [
+        {"title": "a", "attachment": b64(b"one")},
+        {"title": "b", "attachment": "%%not base64%%"},
+    ]
+    with pytest.raises(MCPError) as caught:
+        mcp.call_tool("papers__create", {"objects": items})
+    assert caught.value.code == -32602
+    assert caught.value.data["fields"][0]["field"] == "attachment"
+    assert caught.value.data["fields"][0]["index"] == 1
+    assert "not base64" not in caught.value.response.content.decode()
+    assert not Paper.objects.exists()

@@ -29,9 +29,19 @@ class FileHook(BaseCallHook):
     def map_request(self, tool: Tool, call: Call, request: WSGIRequest) -> None:
         """Decode file arguments; give a form-only view a form body."""
         schema = tool.schema
-        if schema is None or not isinstance(call.body, dict):
+        if schema is None:
             return
         files = schemas.upload_fields(tool, schema)
+        if files and call.bulk and isinstance(call.body, list):
+            # Each item names its own files, in the list as sent.
+            sent = next((v for v in call.arguments.values() if isinstance(v, list)), [])
+            for index, item in enumerate(call.body):
+                names = sent[index] if index < len(sent) else {}
+                if isinstance(item, dict) and isinstance(names, dict):
+                    uploads.decode_files(tool.name, files, item, names)
+            return
+        if not isinstance(call.body, dict):
+            return
         if files:
             uploads.decode_files(tool.name, files, call.body, call.arguments)
         view_class = tool.endpoint.view_class
