@@ -61,6 +61,7 @@ INSTALLED_APPS = [
     "frisian_mcp.contrib.cleanup",
     # Dispatcher tools when the API grows past DISPATCHER_THRESHOLD tools.
     "frisian_mcp.contrib.dispatchers",
+    "frisian_mcp.contrib.files",
     "oauth2_provider",
     "demo_project",
     "demo_project.contacts",
@@ -124,6 +125,10 @@ TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
 STATIC_URL = "static/"
+# Uploaded attachments (contacts.Attachment), beside the demo's database
+# unless DEMO_MEDIA_ROOT names another directory (the live tests' temp dir).
+MEDIA_ROOT = os.environ.get("DEMO_MEDIA_ROOT") or BASE_DIR / "media"
+MEDIA_URL = "media/"
 
 REST_FRAMEWORK = {
     # Agents send "Authorization: Token <key>" or an OAuth bearer token;
@@ -176,7 +181,12 @@ FRISIAN_MCP = {
     # login is the authorization server's (LOGIN_URL, below).
     "BROWSER_VIEW_CLASS": "frisian_mcp.contrib.explorer.views.ExplorerView",
     # A person confirms every delete (docs/safety.md).
-    "CALL_HOOKS": ["frisian_mcp.contrib.confirm.hooks.ConfirmationHook"],
+    # Files through tools (docs/files.md): the attachments' uploads and
+    # downloads.
+    "CALL_HOOKS": [
+        "frisian_mcp.contrib.confirm.hooks.ConfirmationHook",
+        "frisian_mcp.contrib.files.hooks.FileHook",
+    ],
     "CONFIRM": ["destroy"],
     # The endpoint as an OAuth resource server (docs/authorization.md); its tokens
     # come from the authorization server below.

@@ -14,11 +14,12 @@ from drf_spectacular.views import SpectacularAPIView
 from rest_framework.routers import DefaultRouter
 
 from demo_project.authserver import urls as authserver
-from demo_project.contacts.views import ContactViewSet
+from demo_project.contacts.views import AttachmentViewSet, ContactViewSet
 from demo_project.dcim.views import DeviceViewSet, SiteViewSet, TagViewSet
 
 router = DefaultRouter()
 router.register("contacts", ContactViewSet)
+router.register("attachments", AttachmentViewSet)
 router.register("dcim/sites", SiteViewSet)
 router.register("dcim/devices", DeviceViewSet)
 router.register("dcim/tags", TagViewSet)

@@ -341,6 +341,9 @@ class MCPSettings:
     CONFIRM_MAX_AGE: Setting[int] = Setting(
         300, _int(1), "Seconds a confirmation token stays valid."
     )
+    FILE_MAX_BYTES: Setting[int] = Setting(
+        4_194_304, _int(1), "Largest file a tool answers or takes (contrib.files)."
+    )
 
     @property
     def user_settings(self) -> dict[str, Any]:

@@ -1,9 +1,10 @@
 """Seams for extras: call hooks, layouts, and the signals around one request.
 
 ``CALL_HOOKS`` names :class:`BaseCallHook` subclasses that see every tool's
-schema and step into every call between the view's access checks and its
-action (docs/extending.md). A :class:`BaseLayout`, registered by name from
-an app's ``ready()``, lists entries that stand for the flat tools when
+schema, shape each call's inner request, step into every call between the
+view's access checks and its action, and carry a body that is not JSON
+(docs/extending.md, ADR 0027). A :class:`BaseLayout`, registered by name
+from an app's ``ready()``, lists entries that stand for the flat tools when
 ``TOOL_LAYOUT`` names it. :data:`request_started` and
 :data:`request_finished` frame each request to the endpoint, over HTTP or
 another transport, with its :class:`~frisian_mcp.types.Exchange`.
@@ -12,18 +13,32 @@ another transport, with its :class:`~frisian_mcp.types.Exchange`.
 from __future__ import annotations
 
 import contextlib
+import re
 import time
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from django.core import checks
 from django.dispatch import Signal
+from django.http import HttpResponseBase
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.response import Response
 
 from frisian_mcp.conf import mcp_settings
-from frisian_mcp.exceptions import ConfigurationError
-from frisian_mcp.types import Call, CallContext, Exchange, JSONObject, ToolDefinition
+from frisian_mcp.exceptions import ConfigurationError, ToolExecutionError
+from frisian_mcp.types import (
+    Call,
+    CallContext,
+    Endpoint,
+    ErrorCode,
+    Exchange,
+    JSONObject,
+    ToolDefinition,
+)
 
 if TYPE_CHECKING:
+    from django.core.handlers.wsgi import WSGIRequest
+
     from frisian_mcp.registry import ToolRegistry
     from frisian_mcp.schema import ToolSchema
     from frisian_mcp.tools import Tool
@@ -32,11 +47,17 @@ if TYPE_CHECKING:
 __all__ = [
     "BaseCallHook",
     "BaseLayout",
+    "ContentResult",
     "call_hooks",
     "check_layout",
     "exchange",
+    "foreign_body",
+    "form_only",
     "layout_class",
+    "map_response",
+    "reachable",
     "register_layout",
+    "release",
     "request_finished",
     "request_started",
 ]
@@ -56,6 +77,10 @@ class BaseCallHook:
     """
 
     settings: tuple[str, ...] = ()
+    #: Whether :meth:`map_request` gives a view that parses only forms
+    #: (multipart or URL-encoded) its body; without such a hook, the body
+    #: tools of those views are left out, since every call would get 415.
+    sends_forms: bool = False
 
     def map_schema(self, tool: Tool, schema: ToolSchema) -> ToolSchema:
         """The tool's schema as listed and checked (built once per tool).
@@ -75,6 +100,31 @@ class BaseCallHook:
         :class:`~frisian_mcp.exceptions.InputRequired` to ask the client
         first. ``call.notes`` adds to a ``mode: "validate"`` report.
         """
+
+    def map_request(self, tool: Tool, call: Call, request: WSGIRequest) -> None:
+        """Shape the call before its view is set up.
+
+        A hook may change ``call.body`` in place (decode a file argument)
+        or the inner ``request`` (a multipart body for a view that parses
+        nothing else).
+        """
+
+    def map_response(
+        self, tool: Tool, call: Call, request: WSGIRequest, response: HttpResponseBase
+    ) -> ContentResult | None:
+        """A 2xx answer whose body is not JSON (see :func:`foreign_body`).
+
+        ``request`` is the inner one (its URL serves the file over REST).
+        Return the result's content blocks, or ``None`` to leave the
+        response to the next hook. Raise a
+        :class:`~frisian_mcp.exceptions.ToolError` to answer an error.
+        """
+        return None
+
+
+class ContentResult(dict[str, Any]):
+    """A tool result given as MCP content blocks (``{"content": [...]}``),
+    not as JSON: no ``structuredContent``, and no text copy of it."""
 
 
 def call_hooks() -> list[BaseCallHook]:
@@ -151,6 +201,85 @@ def check_layout(
             id="frisian_mcp.E016",
         )
     ]
+
+
+def form_only(view_class: type[Any]) -> bool:
+    """Whether the view parses multipart or form data, and nothing else."""
+    parsers = getattr(view_class, "parser_classes", None) or ()
+    found = [p for p in parsers if isinstance(p, type)]
+    return bool(found) and all(issubclass(p, _FORMS) for p in found)
+
+
+def reachable(endpoint: Endpoint) -> bool:
+    """Whether a tool call can send the endpoint a body it parses: JSON, or
+    a form a call hook builds (:attr:`BaseCallHook.sends_forms`)."""
+    if endpoint.method not in ("POST", "PUT", "PATCH"):
+        return True
+    if not form_only(endpoint.view_class):
+        return True
+    return any(getattr(h, "sends_forms", False) for h in mcp_settings.CALL_HOOKS)
+
+
+_FORMS = (FormParser, MultiPartParser)
+_JSON_TYPE = re.compile(r"^application/([\w.-]+\+)?json\b", re.IGNORECASE)
+
+
+def foreign_body(response: HttpResponseBase) -> bool:
+    """Whether a 2xx answer carries a body that is not JSON (a file).
+
+    A streaming response always does; a DRF ``Response`` when no JSON
+    renderer answered; a plain one when its type is not JSON and it has
+    bytes or names a file (``Content-Disposition``).
+    """
+    if not 200 <= response.status_code < 300:
+        return False
+    if response.streaming:
+        return True
+    if isinstance(response, Response):
+        media = getattr(getattr(response, "accepted_renderer", None), "media_type", "")
+        return not _JSON_TYPE.match(media or "application/json")
+    if _JSON_TYPE.match(response.get("Content-Type", "")):
+        return False
+    content = getattr(response, "content", b"")
+    return bool(content) or response.has_header("Content-Disposition")
+
+
+def map_response(
+    tool: Tool, call: Call, request: WSGIRequest, response: HttpResponseBase
+) -> ContentResult:
+    """The content a call hook makes of a :func:`foreign_body`; without
+    one, an error saying the tool answers a body the core does not carry.
+    """
+    for hook in call_hooks():
+        content = hook.map_response(tool, call, request, response)
+        if content is not None:
+            return content
+    release(response)  # unread: a file or stream is never loaded
+    kind = response.get("Content-Type", "") or "no content type"
+    raise ToolExecutionError(
+        f"{tool.name} answers a body that is not JSON ({kind.split(';')[0]}), "
+        "which this server does not carry through tools.",
+        code=ErrorCode.REQUEST_REJECTED,
+        tool=tool.name,
+        hint="Fetch it over the REST API, or ask the server's operator to add "
+        "the files extra's FileHook to FRISIAN_MCP['CALL_HOOKS'] "
+        "(docs/files.md).",
+    )
+
+
+def release(response: HttpResponseBase) -> None:
+    """Close what the response holds open (its file, its generator).
+
+    Not ``response.close()``: that sends Django's ``request_finished``,
+    which would close the database connections in the middle of a request.
+    """
+    close = getattr(getattr(response, "_iterator", None), "close", None)
+    if response.streaming and callable(close):
+        close()
+    closers = response._resource_closers  # type: ignore[attr-defined]
+    for closer in closers:
+        closer()
+    closers.clear()
 
 
 @contextlib.contextmanager

@@ -31,7 +31,7 @@ from rest_framework.views import APIView
 
 from frisian_mcp import collisions, references, routing
 from frisian_mcp.exceptions import ToolError
-from frisian_mcp.hooks import call_hooks
+from frisian_mcp.hooks import call_hooks, foreign_body, map_response
 from frisian_mcp.outcomes import Answer, busy, refused_query, unavailable
 from frisian_mcp.pagination import tool_pagination
 from frisian_mcp.tools import Tool
@@ -67,6 +67,8 @@ def run(tool: Tool, call: Call, context: CallContext) -> Answer:
     endpoint = tool.endpoint
     preset = call.body is not None and routing.takes_json(endpoint)
     request = routing.build_request(endpoint, call, context, encode=not preset)
+    for hook in call_hooks():  # a file argument, a multipart body (ADR 0027)
+        hook.map_request(tool, call, request)
     match = routing.resolve(endpoint, call.path_kwargs, request)
     if match is None:
         if call.error is None:
@@ -96,6 +98,9 @@ def run(tool: Tool, call: Call, context: CallContext) -> Answer:
         if release_if_lost(exc):
             raise unavailable(tool.name) from None
         raise refused_query(tool.name, exc) from None
+    if foreign_body(response):  # a file: never {} (ADR 0027)
+        content = map_response(tool, call, request, response)
+        return Answer(response.status_code, content, {}, handler.entered)
     return _answer(response, handler)
 
 

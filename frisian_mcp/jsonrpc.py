@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from frisian_mcp import __version__, arguments
+from frisian_mcp import __version__, arguments, hooks
 from frisian_mcp.conf import mcp_settings
 from frisian_mcp.exceptions import (
     InputRequired,
@@ -347,9 +347,9 @@ class _Exchange:
         context.input_responses = params.get("inputResponses")
         context.request_state = params.get("requestState")
         structured = registry.dispatch(name, args, context)
+        if isinstance(structured, hooks.ContentResult):  # a file (ADR 0027)
+            return {**structured, "isError": False}
         return self.tool_result(structured, is_error=False)
-
-    # -- shaping -------------------------------------------------------------
 
     def tool_result(self, structured: JSONObject, *, is_error: bool) -> JSONObject:
         """A ``CallToolResult``: the JSON as text, and as structure from 2025-06-18."""

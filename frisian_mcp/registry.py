@@ -20,7 +20,7 @@ from frisian_mcp import arguments, guards, invocation, outcomes
 from frisian_mcp.conf import mcp_settings, on_change
 from frisian_mcp.discovery import assign_names, get_discovery_backend, selected
 from frisian_mcp.exceptions import ConfigurationError, Forbidden, ToolInputError
-from frisian_mcp.hooks import BaseLayout, layout_class
+from frisian_mcp.hooks import BaseLayout, ContentResult, layout_class, reachable
 from frisian_mcp.schema import SchemaBuilder
 from frisian_mcp.spectacular import excluded, live_filters
 from frisian_mcp.tools import Tool
@@ -70,7 +70,7 @@ class ToolRegistry:
         tools = {
             name: Tool(name, endpoint, builder, prefix, lock)
             for name, endpoint in names.items()
-            if selected(name)
+            if selected(name) and reachable(endpoint)  # ADR 0027
         }
         return cls(tools, clashes, builder)
 
@@ -228,6 +228,8 @@ class ToolRegistry:
             raise call.error
         try:
             answer = invocation.run(tool, call, context)
+            if isinstance(answer.data, ContentResult):
+                return answer.data  # a file's content blocks (ADR 0027)
             noun, pk = tool.subject()
             result = outcomes.result(
                 tool.name, tool.kind, noun, pk, call, answer, schema.field_names

@@ -147,6 +147,8 @@ def demo_database(tmp: Path, name: str) -> Iterator[dict[str, str]]:
         # gunicorn >= 25.1 opens a control socket under $XDG_RUNTIME_DIR
         # (else ~/.gunicorn); keep it in our temp dir, away from other servers.
         "XDG_RUNTIME_DIR": str(tmp),
+        # Uploaded files go to the temp dir, never into the repository.
+        "DEMO_MEDIA_ROOT": str(tmp / "media"),
     }
     try:
         yield env

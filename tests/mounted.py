@@ -50,6 +50,7 @@ EXCLUDED = {
 
 _ZOO_CANONICAL = "https://zoo.example.net"
 _TOKEN = "rest_framework.authentication.TokenAuthentication"
+_FILES = "frisian_mcp.contrib.files.hooks.FileHook"
 
 #: URLconf -> ``override_settings`` keyword arguments it runs under.
 SETTINGS: dict[str, dict[str, Any]] = {
@@ -72,6 +73,10 @@ SETTINGS: dict[str, dict[str, Any]] = {
         },
         "DEBUG": False,
     },
+    # tests/test_files.py: the files extra carries the host's file fields,
+    # as it carries the demo's attachments (demo_project/settings.py).
+    "tests.hosts.files.urls": {"FRISIAN_MCP": {"CALL_HOOKS": [_FILES]}},
+    "demo_project.urls": {"FRISIAN_MCP": {"CALL_HOOKS": [_FILES]}},
     # tests/test_boundary.py: the host's own DEFAULT_SCHEMA_CLASS.
     "tests.hosts.inventory.urls": {
         "REST_FRAMEWORK": {

@@ -8,6 +8,7 @@ another database. The demo apps are installed so the suite can drive them.
 from __future__ import annotations
 
 import os
+import tempfile
 
 import dj_database_url
 
@@ -42,6 +43,7 @@ INSTALLED_APPS = [
     "frisian_mcp.contrib.cleanup",
     "frisian_mcp.contrib.dispatchers",
     "frisian_mcp.contrib.stdio",
+    "frisian_mcp.contrib.files",
     "demo_project",
     "demo_project.contacts",
     "demo_project.dcim",
@@ -56,6 +58,7 @@ INSTALLED_APPS = [
     "tests.hosts.translations",
     "tests.hosts.ipam",
     "tests.hosts.notebook",
+    "tests.hosts.files",
 ]
 
 try:  # django-oauth-toolkit is optional: the OAuth tests skip without it
@@ -114,7 +117,11 @@ SPECTACULAR_SETTINGS = {"COMPONENT_SPLIT_REQUEST": True}
 FRISIAN_MCP: dict[str, object] = {
     "REQUIRE_AUTHENTICATION": False,
     "BROWSER_VIEW_CLASS": "frisian_mcp.contrib.explorer.views.ExplorerView",
+    "CALL_HOOKS": ["frisian_mcp.contrib.files.hooks.FileHook"],
 }
+
+# Uploaded files go to a directory of their own, never into the repository.
+MEDIA_ROOT = tempfile.mkdtemp(prefix="frisian-mcp-media-")
 
 # django-guardian's object permissions, as its hosts configure it. Its
 # anonymous user is off: it would add a user row to every test database, and

@@ -9,3 +9,6 @@ INSTALLED_APPS = [
     for app in INSTALLED_APPS  # noqa: F405
     if not app.startswith("frisian_mcp.contrib")
 ]
+
+# The extras' call hooks are extras too.
+FRISIAN_MCP = {**FRISIAN_MCP, "CALL_HOOKS": []}  # noqa: F405

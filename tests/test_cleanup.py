@@ -268,7 +268,10 @@ def test_json_output_parses_and_matches(demo_data: None) -> None:
     models = {m["model"]: m for m in document["models"]}
     assert models["contacts.Contact"]["fields"] == dict.fromkeys(CONTACT_FIELDS, "''")
     assert models["contacts.Contact"]["created_field"] == "created_at"
-    assert models["contacts.Contact"]["references"] == GENERIC
+    assert models["contacts.Contact"]["references"] == [
+        "contacts.Attachment.contact",
+        *GENERIC,
+    ]
     assert models["dcim.Device"]["skipped"] == "field site always holds a value"
     assert models["dcim.Site"]["references"] == ["dcim.Device.site", *GENERIC]
     assert document["errors"] == []

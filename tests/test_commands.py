@@ -34,7 +34,7 @@ def test_table_lists_every_tool() -> None:
         "Create",
         "contact",
     ]
-    assert text.strip().endswith("24 tools.")
+    assert text.strip().endswith("31 tools.")
 
 
 @DEMO
@@ -91,4 +91,4 @@ def test_discovery_failure_is_an_error() -> None:
 def test_verbose_reports_timing() -> None:
     err = StringIO()
     call_command("frisian_mcp_tools", verbosity=2, stdout=StringIO(), stderr=err)
-    assert "Built 24 tools in" in err.getvalue()
+    assert "Built 31 tools in" in err.getvalue()

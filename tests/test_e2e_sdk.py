@@ -18,6 +18,7 @@ own database on that server, created and dropped here with psycopg.
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
@@ -164,6 +165,36 @@ def test_contact_lifecycle(live: LiveServer, mode: str) -> None:
         result = await client.call_tool("contacts__retrieve", key)
         assert result.is_error, result
         assert _payload(result)["error"]["code"] == "not_found"
+
+    live.run(body, mode)
+
+
+@MODES
+def test_a_file_goes_up_and_comes_back(live: LiveServer, mode: str) -> None:
+    """The README's upload and download: a base64 argument in, an embedded
+    resource out, the same bytes and name."""
+
+    async def body(client: Client) -> None:
+        listed = await client.call_tool("contacts__list", {"page_size": 1})
+        contact = _payload(listed)["results"][0]["id"]
+        sent = "Ada's CV, r\u00e9sum\u00e9\n".encode()
+        arguments = {"contact": contact, "file": base64.b64encode(sent).decode()}
+        made = await client.call_tool(
+            "attachments__create", {**arguments, "file_filename": "cv.txt"}
+        )
+        assert not made.is_error, made
+        got = await client.call_tool(
+            "attachments__download", {"id": _payload(made)["id"]}
+        )
+        assert not got.is_error, got
+        [summary, embedded] = got.content
+        assert isinstance(embedded, types.EmbeddedResource), got
+        resource = embedded.resource
+        assert isinstance(resource, types.TextResourceContents), resource
+        assert resource.text.encode() == sent
+        assert resource.mime_type == "text/plain"
+        assert isinstance(summary, types.TextContent), got
+        assert "cv.txt" in summary.text
 
     live.run(body, mode)
 

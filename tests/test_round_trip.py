@@ -165,7 +165,9 @@ def target(mcp: MCPTestClient, pair: Pair) -> dict[str, Any]:
     """
     model = pair.update.model
     assert model is not None, pair.update.name
-    row = model._default_manager.order_by("pk").first() or baker.make(model)
+    row = model._default_manager.order_by("pk").first() or baker.make(
+        model, _create_files=True
+    )
     parents = parents_of(pair.list, row) if pair.list else {}
     record = None
     if pair.list and _dotted(pair.list.endpoint.view_class) not in LIST_FAILS:

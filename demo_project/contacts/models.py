@@ -30,3 +30,22 @@ class Contact(models.Model):
     def __str__(self) -> str:
         name = f"{self.first_name} {self.last_name}".strip()
         return name or self.email or str(self.pk)
+
+
+class Attachment(models.Model):
+    """A file kept with a contact (a CV, a signed form), as uploaded."""
+
+    contact = models.ForeignKey(
+        Contact, on_delete=models.CASCADE, related_name="attachments"
+    )
+    file = models.FileField(upload_to="attachments/")
+    #: The name the file was uploaded with (storage may rename it).
+    filename = models.CharField(max_length=255, blank=True, editable=False)
+    uploaded_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ("uploaded_at", "id")
+        verbose_name = "file attachment"
+
+    def __str__(self) -> str:
+        return self.filename or str(self.file.name)
