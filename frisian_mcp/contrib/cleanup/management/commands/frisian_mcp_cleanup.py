@@ -124,7 +124,7 @@ class Command(BaseCommand):
             write_json(self.stdout, batches, run)
         elif self.verbosity:
             shown = (batch for batch in batches if batch[2] != hide)
-            write_table(self.stdout, shown, run, outcome=outcome)
+            write_table(self.stdout, shown, run, outcome)
         else:
             collections.deque(batches, maxlen=0)  # run it, show nothing
 
@@ -227,11 +227,7 @@ def _progress(err: OutputWrapper, run: CleanupRun) -> Iterator[Batch]:
 
 
 def write_table(
-    out: OutputWrapper,
-    batches: Iterable[Batch],
-    run: CleanupRun,
-    *,
-    outcome: bool = True,
+    out: OutputWrapper, batches: Iterable[Batch], run: CleanupRun, outcome: bool = True
 ) -> None:
     """Write a fixed-width line per row as batches come, then the outcome."""
     width = max([len("MODEL"), *(len(p.label) for p in run.plans)])
