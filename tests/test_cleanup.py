@@ -623,14 +623,14 @@ def test_verbosity_0_still_prints_requested_json(demo_data: None) -> None:
     assert err == ""
 
 
-def test_verbosity_2_explains_each_model(demo_data: None) -> None:
-    out, _ = run("-v", "2")
-    assert "dcim.Device: skipped, field site always holds a value." in out
-    assert (
-        "dcim.Site: empty when name = ''; slug = ''; description = ''. "
-        "Not content: none. References checked: dcim.Device.site, "
-        f"{', '.join(GENERIC)}." in out
-    )
+def test_json_models_carry_each_models_rule(demo_data: None) -> None:
+    models = {m["model"]: m for m in run_json()["models"]}
+    assert models["dcim.Device"]["skipped"] == "field site always holds a value"
+    site = models["dcim.Site"]
+    assert site["skipped"] is None
+    assert site["fields"] == {"name": "''", "slug": "''", "description": "''"}
+    assert site["ignored"] == {}
+    assert site["references"] == ["dcim.Device.site", *GENERIC]
 
 
 def test_progress_lines_on_stderr(

@@ -84,8 +84,9 @@ CONTRIB = CORE / "contrib"
 #: Lines (Python) one extra may hold.
 FEATURE_LINES = 700
 #: Extras over the budget, each with its ceiling until it is cut down:
-#: cleanup moved out whole (every documented option kept, ADR 0021).
-OVER_BUDGET = {"cleanup": 845}
+#: cleanup moved out whole (ADR 0021); without `-v 2` and with its duplication
+#: gone it still holds every other documented option (docs/cleanup.md).
+OVER_BUDGET = {"cleanup": 820}
 
 
 def _imported(tree: ast.AST) -> list[str]:

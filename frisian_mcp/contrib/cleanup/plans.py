@@ -52,11 +52,9 @@ class FieldCheck(NamedTuple):
 
 @dataclass(frozen=True)
 class ModelPlan:
-    """What makes a row of ``model`` an orphaned empty record.
+    """What makes a row of ``model`` an orphaned empty record; ``skip``: not scanned.
 
-    ``references`` pairs each foreign key to the row with its ``EXISTS``
-    subquery; ``generic`` ones are checked in Python. A plan with ``skip``
-    is not scanned.
+    ``references``: each foreign key to a row, with its ``EXISTS`` subquery.
     """
 
     model: type[models.Model]
@@ -72,6 +70,11 @@ class ModelPlan:
     def label(self) -> str:
         """``app_label.ModelName``."""
         return str(self.model._meta.label)
+
+    @property
+    def chain(self) -> tuple[type[models.Model], ...]:
+        """The model and its multi-table-inheritance parents: one row's tables."""
+        return (self.model, *self.model._meta.get_parent_list())
 
     @property
     def reference_labels(self) -> list[str]:
@@ -226,11 +229,9 @@ def _references(model: type[models.Model]) -> tuple[tuple[str, models.Exists], .
     found: dict[str, models.Exists] = {}
     for owner in chain:
         for rel in owner._meta.get_fields(include_parents=False, include_hidden=True):
-            fk: Any = getattr(rel, "field", None)
-            if not isinstance(rel, models.ManyToOneRel) or not isinstance(
-                fk, models.ForeignKey
-            ):
-                continue
+            if not isinstance(rel, models.ManyToOneRel):
+                continue  # its field is a ForeignKey (or a OneToOneField)
+            fk: Any = rel.field
             if fk.remote_field.parent_link and fk.model in chain:
                 continue  # the row's own multi-table-inheritance link
             target = "pk" if fk.target_field.primary_key else fk.target_field.attname

@@ -170,8 +170,8 @@ class CleanupRun:
             # The type and first line: later lines may quote row values, and
             # ProtectedError and RestrictedError hold the rows in args[1].
             text = exc.args[0] if exc.args and isinstance(exc.args[0], str) else ""
-            first = text.strip().splitlines()[0] if text.strip() else ""
-            why = f"{type(exc).__name__}: {first or type(exc).__name__}"
+            first = next(iter(text.strip().splitlines()), type(exc).__name__)
+            why = f"{type(exc).__name__}: {first}"
             self.errors.append(f"{plan.label}: {len(batch)} rows not deleted: {why}")
             return [(batch, FAILED)]
         return [(deleted, DELETED), (kept, KEPT)]
@@ -203,8 +203,7 @@ def _generic_hits(plan: ModelPlan, pks: Collection[Any], using: str) -> set[Any]
         return set()
     from django.contrib.contenttypes.models import ContentType
 
-    chain = {plan.model, *plan.model._meta.get_parent_list()}
-    kinds = [m._meta for m in apps.get_models() if m._meta.concrete_model in chain]
+    kinds = [m._meta for m in apps.get_models() if m._meta.concrete_model in plan.chain]
     names = (models.Q(app_label=m.app_label, model=m.model_name) for m in kinds)
     types = ContentType.objects.db_manager(using).filter(reduce(or_, names))
     found: set[Any] = set()
@@ -226,10 +225,7 @@ def _generic_hits(plan: ModelPlan, pks: Collection[Any], using: str) -> set[Any]
 def delete_batch(
     plan: ModelPlan, batch: Sequence[Candidate], *, using: str
 ) -> tuple[list[Candidate], list[Candidate]]:
-    """Lock, check again and delete the rows that still qualify: (deleted, kept).
-
-    Raises :class:`CleanupError`, rolled back, if it would delete any other row.
-    """
+    """Lock, re-check, delete what still qualifies: (deleted, kept); or roll back."""
     keys, rows = [c.pk for c in batch], plan.model._base_manager.using(using)
     with transaction.atomic(using=using):
         if connections[using].features.has_select_for_update:
@@ -239,13 +235,11 @@ def delete_batch(
         gone = set(still.values_list("pk", flat=True))
         gone -= _generic_hits(plan, gone, using)
         _, counts = rows.filter(pk__in=gone).delete()
-        own = {m._meta.label for m in (plan.model, *plan.model._meta.get_parent_list())}
+        own = {m._meta.label for m in plan.chain}
         stray = sorted(label for label, n in counts.items() if n and label not in own)
         if stray or counts.get(plan.label, 0) != len(gone):
-            stray_rows = ", ".join(stray) or plan.label
-            raise CleanupError(
-                f"deleting would also remove rows of {stray_rows}; rolled back"
-            )
+            why = f"would also remove rows of {', '.join(stray) or plan.label}"
+            raise CleanupError(f"deleting {why}; rolled back")
     deleted = [c for c in batch if c.pk in gone]
     for candidate in deleted:
         logger.info("frisian_mcp_cleanup deleted %s pk=%s", plan.label, candidate.pk)

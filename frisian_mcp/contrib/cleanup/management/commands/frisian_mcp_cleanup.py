@@ -109,7 +109,7 @@ class Command(BaseCommand):
             if not preview.total(CANDIDATE) or not self._confirm(preview):
                 preview.log()
                 if self.verbosity:
-                    write_table(self.stdout, (), preview, self.verbosity)
+                    write_table(self.stdout, (), preview)
                 if preview.total(CANDIDATE):
                     self.stdout.write("Cancelled; nothing was deleted.")
                 return self._exit(preview)
@@ -124,7 +124,7 @@ class Command(BaseCommand):
             write_json(self.stdout, batches, run)
         elif self.verbosity:
             shown = (batch for batch in batches if batch[2] != hide)
-            write_table(self.stdout, shown, run, self.verbosity, outcome=outcome)
+            write_table(self.stdout, shown, run, outcome)
         else:
             collections.deque(batches, maxlen=0)  # run it, show nothing
 
@@ -227,12 +227,7 @@ def _progress(err: OutputWrapper, run: CleanupRun) -> Iterator[Batch]:
 
 
 def write_table(
-    out: OutputWrapper,
-    batches: Iterable[Batch],
-    run: CleanupRun,
-    verbosity: int = 1,
-    *,
-    outcome: bool = True,
+    out: OutputWrapper, batches: Iterable[Batch], run: CleanupRun, outcome: bool = True
 ) -> None:
     """Write a fixed-width line per row as batches come, then the outcome."""
     width = max([len("MODEL"), *(len(p.label) for p in run.plans)])
@@ -245,8 +240,6 @@ def write_table(
         header = []
     if not outcome:
         return
-    for plan in run.plans if verbosity >= 2 else ():
-        out.write(_describe(plan))
     found = run.total(CANDIDATE)
     if not found:
         out.write(f"No orphaned empty rows found in database {run.using!r}.")
@@ -289,15 +282,6 @@ def write_json(out: OutputWrapper, batches: Iterable[Batch], run: CleanupRun) ->
     tail: dict[str, Any] = {"counts": counts}
     tail |= {"models": plans, "errors": run.errors, "unmatched_ids": run.unmatched_ids}
     out.write("\n]," + json.dumps(tail, indent=1)[1:])
-
-
-def _describe(plan: ModelPlan) -> str:
-    if plan.skip:
-        return f"{plan.label}: skipped, {plan.skip}."
-    fields = "; ".join(f"{c.name} = {c.description}" for c in plan.checks)
-    ignored = "; ".join(f"{name} ({why})" for name, why in plan.ignored) or "none"
-    refs = ", ".join(plan.reference_labels) or "none"
-    return f"{plan.label}: empty when {fields}. Not content: {ignored}. References checked: {refs}."
 
 
 def _iso(moment: dt.date | None, timespec: str = "auto") -> str | None:
