@@ -23,6 +23,7 @@ from frisian_mcp.collisions import unique_sets
 from frisian_mcp.conf import mcp_settings
 from frisian_mcp.exceptions import SchemaError, few
 from frisian_mcp.jsonschema import plain, structural
+from frisian_mcp.types import dotted
 
 __all__ = ["Relation", "argument_schema", "record_schema"]
 
@@ -166,7 +167,7 @@ def describe_relation(
         model=model,
         slug_field=getattr(inner, "slug_field", None) if kind == "slug" else None,
         lookup_sets=lookup_sets(model) if model is not None else (),
-        owner=_dotted(type(field.parent)),
+        owner=dotted(type(field.parent)),
     )
 
 
@@ -234,10 +235,6 @@ def _queryset_model(field: Any) -> type[models.Model] | None:
                 *(where, type(exc).__name__),
             )
     return model if isinstance(model, type) else None
-
-
-def _dotted(cls: type[Any]) -> str:
-    return f"{cls.__module__}.{cls.__qualname__}"
 
 
 def _scalars(schema: dict[str, Any]) -> list[dict[str, Any]]:
