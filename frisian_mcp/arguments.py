@@ -28,7 +28,6 @@ __all__ = [
     "finish",
     "help_document",
     "list_state",
-    "schema_types",
     "sign",
     "split",
     "unsign",
@@ -166,7 +165,7 @@ def without_client_keys(declared: frozenset[str], args: Mapping[str, Any]) -> An
     return {k: v for k, v in args.items() if k in declared or k not in CLIENT_KEYS}
 
 
-# -- list state (tokens: the one signer, frisian_mcp.tokens) --------------- ------------------------------------------------------------
+# -- list state (tokens: the one signer, frisian_mcp.tokens) --------------
 def list_state(tool: str, options: Mapping[str, Any], caller: str) -> ListState:
     """Filters, page, page size and projection, from a token or the call."""
     token = options.get("continuation_token")

@@ -29,7 +29,7 @@ from frisian_mcp.discovery import query_parameter, viewset_option
 from frisian_mcp.exceptions import ConfigurationError, host_call
 from frisian_mcp.jsonschema import drop_required, schema_problem, to_json_schema
 from frisian_mcp.relations import Relation, argument_schema
-from frisian_mcp.types import Endpoint, Kind
+from frisian_mcp.types import Endpoint, Kind, dotted
 
 if TYPE_CHECKING:
     from frisian_mcp.schema import ToolSchema
@@ -122,8 +122,7 @@ def declared_body(endpoint: Endpoint) -> BodySchema | None:
     if problem is not None:
         cls = endpoint.view_class
         raise ConfigurationError(
-            f"request_bodies[{endpoint.handler_name!r}] of "
-            f"{cls.__module__}.{cls.__qualname__} {problem}."
+            f"request_bodies[{endpoint.handler_name!r}] of {dotted(cls)} {problem}."
         )
     schema = copy.deepcopy(dict(schema))
     schema.pop("$schema", None)
@@ -145,7 +144,7 @@ def declared_problems(view_class: type[Any]) -> list[str]:
     Each body is a JSON Schema 2020-12 object for a method of the view; each
     parameter a JSON Schema type name, a schema or an OpenAPI parameter.
     """
-    view = f"{view_class.__module__}.{view_class.__qualname__}"
+    view = dotted(view_class)
     bodies = viewset_option(view_class, "request_bodies")
     params = viewset_option(view_class, "query_parameters")
     found = [
@@ -180,7 +179,7 @@ def guessed_warnings(
     if guessed is None:
         return []
     cls, handler = endpoint.view_class, endpoint.handler_name
-    view = f"{cls.__module__}.{cls.__qualname__}"
+    view = dotted(cls)
     message = (
         f"The tool {tool} takes the fields of {guessed}: drf-spectacular "
         f"guessed the body of {view}.{handler} from the viewset's "
@@ -202,7 +201,7 @@ def declared_errors(views: Iterable[type[Any]]) -> list[checks.CheckMessage]:
             f"{problem}.",
             hint="Declare a JSON Schema 2020-12 object per action method name "
             "(request_bodies) or query parameter (docs/settings.md).",
-            obj=f"{cls.__module__}.{cls.__qualname__}",
+            obj=dotted(cls),
             id="frisian_mcp.E010",
         )
         for cls in sorted(views, key=lambda c: (c.__module__, c.__qualname__))

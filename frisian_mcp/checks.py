@@ -25,6 +25,7 @@ from frisian_mcp.conf import (
     Import,
 )
 from frisian_mcp.exceptions import ConfigurationError, HostError, host_call
+from frisian_mcp.types import dotted
 
 if TYPE_CHECKING:
     from frisian_mcp.registry import ToolRegistry
@@ -271,7 +272,7 @@ def _check_version(registry: Any) -> list[checks.CheckMessage]:
                 continue
         except HostError:
             continue  # the host's versioning fails: its schemas report it
-        refusing[f"{view.__module__}.{view.__qualname__}"] = pinned[0]
+        refusing[dotted(view)] = pinned[0]
     return [
         checks.Warning(
             f"{name} does not allow {SETTINGS_NAME}['API_VERSION']: "

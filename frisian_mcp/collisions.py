@@ -10,7 +10,7 @@ so the ``conflict`` names the item index and the field, never the value
 from __future__ import annotations
 
 import logging
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any
 
 from django.core.exceptions import FieldDoesNotExist, ValidationError
@@ -29,10 +29,18 @@ _CHUNK = 100
 _MAX_ENTRIES = 50
 
 
-def unique_sets(model: type[models.Model]) -> list[tuple[str, ...]]:
-    """The model's sets of fields whose values must be unique together."""
+def unique_sets(
+    model: type[models.Model], usable: Callable[[Any], object] = lambda field: True
+) -> list[tuple[str, ...]]:
+    """The model's sets of fields whose values must be unique together.
+
+    ``usable`` narrows the single unique fields (a lookup object takes only
+    those it can type); unique-together sets and constraints are kept.
+    """
     opts = model._meta
-    sets: list[tuple[str, ...]] = [(f.name,) for f in opts.concrete_fields if f.unique]
+    sets: list[tuple[str, ...]] = [
+        (f.name,) for f in opts.concrete_fields if f.unique and usable(f)
+    ]
     sets += [tuple(fields) for fields in opts.unique_together]
     sets += [tuple(c.fields) for c in opts.total_unique_constraints]
     return list(dict.fromkeys(sets))

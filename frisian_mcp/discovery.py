@@ -30,6 +30,7 @@ from frisian_mcp.types import (
     PATH_VARIABLE,
     Endpoint,
     SchemaProblem,
+    dotted,
 )
 
 __all__ = [
@@ -213,9 +214,7 @@ def viewset_option(view_class: type[Any], key: str) -> Any:
     value = getattr(view_class, f"mcp_{key}", None)
     if value is not None:
         return value
-    entry = (mcp_settings.VIEWSET_OPTIONS or {}).get(
-        f"{view_class.__module__}.{view_class.__qualname__}"
-    )
+    entry = (mcp_settings.VIEWSET_OPTIONS or {}).get(dotted(view_class))
     return entry.get(key) if isinstance(entry, Mapping) else None
 
 

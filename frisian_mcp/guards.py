@@ -15,6 +15,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from frisian_mcp import arguments, query, references
+from frisian_mcp.examples import schema_types
 from frisian_mcp.exceptions import LIST_LIMIT, ToolInputError, few, plain_name
 from frisian_mcp.schema import ToolSchema
 from frisian_mcp.types import KINDS, Call, ErrorCode, FieldError, Kind
@@ -98,7 +99,7 @@ def coerce(schema: Mapping[str, Any], args: Mapping[str, Any]) -> dict[str, Any]
         prop = properties.get(name)
         if isinstance(prop, Mapping):
             wanted = "object" if isinstance(parsed, dict) else "array"
-            if wanted in arguments.schema_types(prop) and not (
+            if wanted in schema_types(prop) and not (
                 Draft202012Validator(prop).is_valid(value)
             ):
                 result[name] = parsed
@@ -366,7 +367,7 @@ def _path_ids(schema: ToolSchema, args: dict[str, Any]) -> dict[str, Any]:
     """Integer ids as (lossless) decimal text where a path argument is text."""
     properties = schema.input_schema.get("properties") or {}
     for name in schema.path_arguments:
-        types = set(arguments.schema_types(properties.get(name) or {}))
+        types = set(schema_types(properties.get(name) or {}))
         text_only = "string" in types and not types & {"integer", "number"}
         if type(args.get(name)) is int and text_only:
             args[name] = str(args[name])

@@ -252,6 +252,3 @@ def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
             options.append({"type": "null"})
         return {"anyOf": options, **notes}
     return {"anyOf": [inner, {"type": "null"}], **notes}
-
-
-# -- value-free validation -------------------------------------------------

@@ -25,6 +25,7 @@ from frisian_mcp.exceptions import ToolExecutionError, ToolInputError, few, plai
 from frisian_mcp.jsonschema import plain
 from frisian_mcp.pagination import page
 from frisian_mcp.redaction import Redact, Redactor, field_errors, host_detail
+from frisian_mcp.references import field_root
 from frisian_mcp.types import KINDS, Call, ErrorCode, FieldError, JSONObject, Kind
 
 __all__ = [
@@ -319,7 +320,7 @@ def _lacking(fields: list[FieldError], known: frozenset[str] | None) -> list[str
     """The fields a 400 names that are none of the tool's arguments."""
     if known is None:
         return []
-    roots = (re.split(r"[.\[]", f["field"], maxsplit=1)[0] for f in fields)
+    roots = (field_root(f["field"]) for f in fields)
     general = {"", "detail", "filters", "non_field_errors", "__all__"}
     general.add(api_settings.NON_FIELD_ERRORS_KEY)
     lacking = (r for r in roots if r not in known and r not in general)
@@ -329,7 +330,7 @@ def _lacking(fields: list[FieldError], known: frozenset[str] | None) -> list[str
 def _in_filters(entry: FieldError, filters: Mapping[str, Any]) -> FieldError:
     """A filter backend's error at the documented ``filters.<key>`` path."""
     field = entry["field"]
-    if re.split(r"[.\[]", field, maxsplit=1)[0] in filters:
+    if field_root(field) in filters:
         return {**entry, "field": f"filters.{field}"}
     whole = field in ("non_field_errors", "__all__")
     return {**entry, "field": "filters"} if whole else entry

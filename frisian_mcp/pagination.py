@@ -169,12 +169,8 @@ def _calls(cls: type[Any], name: str, depth: int) -> bool:
     Calls are followed through ``self`` only (``self.list``), never through
     other objects' attributes or globals (``list()``).
     """
-    function = getattr(cls, name, None)
-    code = (
-        getattr(inspect.unwrap(function), "__code__", None)
-        if function is not None
-        else None
-    )
+    function: Any = getattr(cls, name, None)  # unwrap() passes None through
+    code = getattr(inspect.unwrap(function), "__code__", None)
     if not isinstance(code, CodeType) or not code.co_varnames:
         return False
     this, found, on_self, stack = code.co_varnames[0], set(), set(), [code]

@@ -229,8 +229,5 @@ def request_id(payload: bytes, max_depth: int) -> Any:
 def safe_method(method: str) -> str:
     """``method`` if it is short plain text, else ``<method>`` (never echo)."""
     plain = method.replace("/", "").replace("_", "")
-    return (
-        method
-        if len(method) <= 64 and plain.isascii() and plain.isalnum()
-        else "<method>"
-    )
+    shown = len(method) <= 64 and plain.isascii() and plain.isalnum()
+    return method if shown else "<method>"

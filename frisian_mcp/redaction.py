@@ -297,12 +297,9 @@ def _listed(entry: Mapping[str, Any], redact: Redact) -> FieldError:
     if field is None and isinstance(attr, str) and _DOTTED.fullmatch(attr):
         field = attr  # a dotted path to a nested field, e.g. "items.0.name"
     code = entry.get("code")
+    code = code if isinstance(code, str) and _host_name(code) else "invalid"
     detail = entry.get("detail", entry.get("reason"))
-    return {
-        "field": redact(field) if field else "non_field_errors",
-        "code": code if isinstance(code, str) and _host_name(code) else "invalid",
-        "message": _REPLACED.get(str(code)) or redact(str(detail or "is invalid")),
-    }
+    return _entry(field or "", str(detail or "is invalid"), redact, code)
 
 
 def host_detail(data: Any, redact: Redact) -> str | None:
@@ -319,8 +316,10 @@ def host_detail(data: Any, redact: Redact) -> str | None:
     return redact(text.strip())
 
 
-def _entry(field: str, detail: Any, redact: Redact) -> FieldError:
-    code = str(getattr(detail, "code", None) or "invalid")
+def _entry(
+    field: str, detail: Any, redact: Redact, code: str | None = None
+) -> FieldError:
+    code = code or str(getattr(detail, "code", None) or "invalid")
     message = _REPLACED.get(code) or redact(str(detail))
     return {
         "field": redact(field) if field else "non_field_errors",

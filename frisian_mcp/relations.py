@@ -19,9 +19,11 @@ from drf_spectacular.drainage import has_override
 from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from rest_framework import relations, serializers
 
+from frisian_mcp.collisions import unique_sets
 from frisian_mcp.conf import mcp_settings
 from frisian_mcp.exceptions import SchemaError, few
 from frisian_mcp.jsonschema import plain, structural
+from frisian_mcp.types import dotted
 
 __all__ = ["Relation", "argument_schema", "record_schema"]
 
@@ -165,22 +167,15 @@ def describe_relation(
         model=model,
         slug_field=getattr(inner, "slug_field", None) if kind == "slug" else None,
         lookup_sets=lookup_sets(model) if model is not None else (),
-        owner=_dotted(type(field.parent)),
+        owner=dotted(type(field.parent)),
     )
 
 
 def lookup_sets(model: type[models.Model]) -> tuple[tuple[str, ...], ...]:
-    """Unique keys of ``model`` usable in a lookup object.
-
-    The primary key, every other unique concrete field, and every
-    unique-together set and unconditional ``UniqueConstraint``.
-    """
-    opts, fields = model._meta, model._meta.concrete_fields
-    keys: list[tuple[str, ...]] = [(opts.pk.name,)] if opts.pk else []
-    keys += [(f.name,) for f in fields if f.unique and _lookup_value_schema(f)]
-    keys += [tuple(key) for key in opts.unique_together]
-    keys += [tuple(c.fields) for c in opts.total_unique_constraints]
-    return tuple(dict.fromkeys(keys))
+    """Unique keys of ``model`` usable in a lookup object: the primary key,
+    then its unique sets (:func:`~frisian_mcp.collisions.unique_sets`)."""
+    pk = [(model._meta.pk.name,)] if model._meta.pk else []
+    return tuple(dict.fromkeys(pk + unique_sets(model, _lookup_value_schema)))
 
 
 def relation_schema(
@@ -240,10 +235,6 @@ def _queryset_model(field: Any) -> type[models.Model] | None:
                 *(where, type(exc).__name__),
             )
     return model if isinstance(model, type) else None
-
-
-def _dotted(cls: type[Any]) -> str:
-    return f"{cls.__module__}.{cls.__qualname__}"
 
 
 def _scalars(schema: dict[str, Any]) -> list[dict[str, Any]]:

@@ -1,11 +1,9 @@
 """Replies: a JSON-RPC answer as text, each tool result's structure encoded once.
 
-A ``CallToolResult`` carries its structure twice: as JSON text in a text
-block, and from 2025-06-18 as ``structuredContent`` (server/tools). The text
-is made once (:func:`tool_result`) and :func:`encode` writes it into the
-envelope as it is, instead of encoding the structure a second time: the
-same bytes as ``json.dumps`` of the whole answer, for half the work on a
-page of rows.
+A ``CallToolResult`` carries its structure as text and (from 2025-06-18) as
+``structuredContent``: :func:`encode` writes the text :func:`tool_result`
+made into the envelope as it is, the same bytes as ``json.dumps`` of the
+whole answer (docs/performance.md).
 """
 
 from __future__ import annotations

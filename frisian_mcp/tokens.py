@@ -1,14 +1,11 @@
 """Tokens: the one signer of ``nextCursor``, ``continuation_token`` and the
 extras' tokens (``confirm``).
 
-A token is ``<payload>.<time>.<signature>``: the payload as compact JSON in
-URL-safe Base64, the time it was made in Base62 seconds, and an HMAC-SHA256
-of both under a key derived once per purpose from ``SECRET_KEY``. Django's
-``signing.dumps`` derives its key, compresses and encodes anew on every call,
-four times the work for a list page's ``next_token``. Tokens of the earlier
-form (``signing.dumps(..., compress=True)``, ``:``-separated) are still read
-until they expire; ``SECRET_KEY_FALLBACKS`` verify both forms, as they do
-for Django's signing.
+A token is ``<payload>.<time>.<signature>``: compact JSON in URL-safe Base64,
+Base62 seconds, and an HMAC-SHA256 under a key derived once per purpose
+(why not ``signing.dumps``: docs/performance.md). Tokens of the earlier
+``signing`` form are read until they expire; ``SECRET_KEY_FALLBACKS`` verify
+both.
 """
 
 from __future__ import annotations

@@ -108,8 +108,7 @@ class Tool:
     def description(self) -> str:
         """What the tool does and how to call it; never empty."""
         schema = self.schema
-        noun = str(self.model._meta.verbose_name) if self.model else "object"
-        plural = str(self.model._meta.verbose_name_plural) if self.model else "objects"
+        noun, plural = self.nouns() if self.model else ("object", "objects")
         lookup = (
             ", ".join(schema.path_arguments)
             if schema and schema.path_arguments

@@ -38,6 +38,7 @@ __all__ = [
     "SchemaProblem",
     "ToolAnnotations",
     "ToolDefinition",
+    "dotted",
 ]
 
 #: A decoded JSON object; values are checked at run time, not by mypy.
@@ -168,8 +169,13 @@ class SchemaProblem:
         cls, view: type[Any], action: str, path: str, exc: Exception, fatal: bool
     ) -> SchemaProblem:
         """The problem ``exc``, raised by the host's code of ``view``."""
-        name = f"{view.__module__}.{view.__qualname__}"
-        return cls(name, action, type(exc).__name__, str(exc)[:200], fatal, path)
+        error, detail = type(exc).__name__, str(exc)[:200]
+        return cls(dotted(view), action, error, detail, fatal, path)
+
+
+def dotted(cls: type[Any]) -> str:
+    """The dotted path of ``cls``, as ``VIEWSET_OPTIONS`` and messages name it."""
+    return f"{cls.__module__}.{cls.__qualname__}"
 
 
 @dataclass

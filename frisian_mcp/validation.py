@@ -164,10 +164,6 @@ def unknown_keys(unknown: list[Any], allowed: Iterable[str]) -> str:
 
 
 def _show(value: Any) -> str:
-    return (
-        repr(value)
-        if isinstance(value, str)
-        else "null"
-        if value is None
-        else str(value)
-    )
+    if isinstance(value, str):
+        return repr(value)
+    return "null" if value is None else str(value)

@@ -9,7 +9,6 @@ Which era a request speaks and its ``Mcp-*`` headers are ``jsonrpc``'s.
 
 from __future__ import annotations
 
-import json
 import math
 import uuid
 from http import HTTPStatus
@@ -383,8 +382,8 @@ def _length_required() -> StreamingHttpResponse:
     error = InvalidRequest(
         "Length required: this server cannot read a chunked body; send Content-Length."
     )
-    data = json.dumps(jsonrpc.error_body(None, error), separators=(",", ":"))
-    return StreamingHttpResponse([data.encode()], status=411, content_type=_JSON)
+    data = replies.dumps(jsonrpc.error_body(None, error)).encode()
+    return StreamingHttpResponse([data], status=411, content_type=_JSON)
 
 
 def _accepted() -> HttpResponse:

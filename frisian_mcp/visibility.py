@@ -9,7 +9,7 @@ docs/extending.md describes both hooks.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from frisian_mcp.conf import mcp_settings
@@ -73,19 +73,10 @@ class BaseStore:
         return probe()
 
 
-class Registry(Protocol):
-    """What visibility needs of the registry: its tools and its store."""
-
-    @property
-    def store(self) -> BaseStore | None: ...
-
-    def __iter__(self) -> Iterator[Tool]: ...
-
-
 class Visibility:
     """Whether one caller may use a tool: its grant, its permission classes."""
 
-    def __init__(self, registry: Registry, context: CallContext | None) -> None:
+    def __init__(self, registry: ToolRegistry, context: CallContext | None) -> None:
         # A credential's grant narrows the list whatever the setting says.
         self._grant = grant_of(context)
         self._probing = mcp_settings.FILTER_TOOLS_BY_PERMISSION
