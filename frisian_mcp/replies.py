@@ -9,12 +9,13 @@ whole answer (docs/performance.md).
 from __future__ import annotations
 
 import json
+import secrets
 from typing import Any
 
 from frisian_mcp.jsonschema import plain
 from frisian_mcp.types import JSONObject
 
-__all__ = ["ToolResult", "dumps", "encode", "tool_result"]
+__all__ = ["ToolResult", "Verbatim", "dumps", "encode", "tool_result"]
 
 
 #: One encoder for every reply: ``json.dumps`` with options builds one per call.
@@ -57,6 +58,12 @@ def tool_result(
     return result
 
 
+class Verbatim(str):
+    """Text whose JSON string is itself between quotes (base64: no character
+    needs escaping), so :func:`encode` writes it without scanning it; a
+    resource's ``blob`` of a megabyte costs a copy, not an encoding."""
+
+
 def encode(body: Any) -> str:
     """``body`` (a response, or a batch's list of them) as compact JSON text."""
     if isinstance(body, list):
@@ -64,6 +71,10 @@ def encode(body: Any) -> str:
     if not isinstance(body, dict) or next(reversed(body), None) != "result":
         return dumps(body)
     result = body["result"]
+    if isinstance(result, dict) and isinstance(result.get("content"), list):
+        blobs = _verbatim_blobs(result["content"])
+        if blobs:
+            return _spliced(body, blobs)
     keys = list(result) if isinstance(result, ToolResult) else ()
     if (
         len(keys) < 3  # "isError" follows
@@ -79,3 +90,28 @@ def encode(body: Any) -> str:
         f'{head[:-1]}{"," if len(head) > 2 else ""}"result":{{"content":'
         f'{dumps(result["content"])},"structuredContent":{result.text},{rest[1:]}}}'
     )
+
+
+def _verbatim_blobs(content: list[Any]) -> list[dict[str, Any]]:
+    """The resources of ``content`` whose ``blob`` is :class:`Verbatim`."""
+    resources = [block.get("resource") for block in content if isinstance(block, dict)]
+    return [
+        resource
+        for resource in resources
+        if isinstance(resource, dict) and isinstance(resource.get("blob"), Verbatim)
+    ]
+
+
+def _spliced(body: dict[str, Any], blobs: list[dict[str, Any]]) -> str:
+    """``body`` encoded with each blob as a placeholder, then written in."""
+    marks = {f"verbatim-{secrets.token_hex(16)}": r["blob"] for r in blobs}
+    for resource, mark in zip(blobs, marks, strict=True):
+        resource["blob"] = mark
+    try:
+        text = dumps(body)
+    finally:
+        for resource, blob in zip(blobs, marks.values(), strict=True):
+            resource["blob"] = blob
+    for mark, blob in marks.items():
+        text = text.replace(f'"{mark}"', f'"{blob}"', 1)
+    return text

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import io
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -112,6 +113,27 @@ def test_download_is_the_file_rest_serves(
     assert found["mimeType"] == kind
     assert found["_meta"]["filename"] == rest_name == name
     assert found["uri"] == f"http://testserver/api/papers/{row.pk}/download/"
+
+
+def test_a_blob_is_written_into_the_reply_as_json_would_encode_it(
+    mcp: MCPTestClient,
+) -> None:
+    """The reply's blob is spliced in unscanned (replies.Verbatim): the
+    bytes on the wire are those of json.dumps of the same reply."""
+    row = paper(b"\x00\xfe" * (CAP // 2), "scan.bin")
+    response = mcp.post(
+        {
+            "jsonrpc": "2.0",
+            "id": 7,
+            "method": "tools/call",
+            "params": {"name": "papers__download", "arguments": {"id": row.pk}},
+        }
+    )
+    sent = response.content.decode()
+    reply = json.loads(sent)
+    assert sent == json.dumps(reply, ensure_ascii=False, separators=(",", ":"))
+    assert "verbatim-" not in sent
+    assert body_of(resource(reply["result"])) == b"\x00\xfe" * (CAP // 2), sent[:300]
 
 
 def test_download_over_the_cap_names_size_cap_and_url(mcp: MCPTestClient) -> None:

@@ -19,6 +19,7 @@ from rest_framework.response import Response
 from frisian_mcp.conf import mcp_settings
 from frisian_mcp.exceptions import ToolExecutionError
 from frisian_mcp.hooks import ContentResult, release
+from frisian_mcp.replies import Verbatim
 from frisian_mcp.types import ErrorCode, JSONObject
 
 __all__ = ["file_content", "file_name", "is_text"]
@@ -71,7 +72,7 @@ def file_content(tool: str, url: str, response: HttpResponseBase) -> ContentResu
     if text is not None:
         resource["text"] = text
     else:
-        resource["blob"] = base64.b64encode(body).decode("ascii")
+        resource["blob"] = Verbatim(base64.b64encode(body).decode("ascii"))
     resource["_meta"] = {"filename": name, "size": len(body)}
     summary = f"A file of {len(body)} bytes ({media_type.split(';')[0]})"
     summary += f" named {name}." if name else "."
