@@ -249,3 +249,30 @@ def _wait_until_up(
                 pass
         time.sleep(0.1)
     pytest.fail(f"server did not answer within 30 s:\n{log.read_text()}")
+
+
+def count_contacts(base: str, email: str) -> int:
+    """The served demo's contacts with ``email``, asked over MCP as its
+    ``demo`` user by a plain (non-browser) client."""
+    from demo_project.management.commands.seed_demo import DEMO_TOKEN
+
+    response = httpx.post(
+        f"{base}/mcp",
+        json={
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {
+                "name": "contacts__list",
+                "arguments": {"filters": {"email": email}},
+            },
+        },
+        headers={
+            "Accept": "application/json",
+            "Authorization": f"Token {DEMO_TOKEN}",
+            "MCP-Protocol-Version": "2025-11-25",
+        },
+        timeout=10,
+    )
+    count: int = response.json()["result"]["structuredContent"]["count"]
+    return count

@@ -27,12 +27,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
-import httpx
 import pytest
 
 from demo_project.management.commands.seed_demo import DEMO_TOKEN
 from tests import browser
-from tests.live import demo_database, free_port, serve
+from tests.live import count_contacts, demo_database, free_port, serve
 from tests.oauth_as_support import pkce_pair
 
 pytestmark = [pytest.mark.live, pytest.mark.browser]
@@ -290,7 +289,7 @@ def _inspector_flow(tab: Tab, demo: str, callback_url: str) -> None:
         step_up["headers"]["www-authenticate"] or ""
     )
     assert _body(step_up)["error"]["data"]["code"] == "insufficient_scope"
-    assert _count(demo, email) == 0
+    assert count_contacts(demo, email) == 0
 
     # 8. Other refusals: status and body readable, not a network error.
     wrong = tab.post_mcp(
@@ -334,28 +333,4 @@ def _stranger_calls(tab: Tab, demo: str) -> None:
         body="grant_type=authorization_code&code=x",
     )
     assert token == {"error": "TypeError: Failed to fetch"}
-    assert _count(demo, email) == 0
-
-
-def _count(base: str, email: str) -> int:
-    """Contacts with ``email``, asked by a non-browser client."""
-    response = httpx.post(
-        f"{base}/mcp",
-        json={
-            "jsonrpc": "2.0",
-            "id": 9,
-            "method": "tools/call",
-            "params": {
-                "name": "contacts__list",
-                "arguments": {"filters": {"email": email}},
-            },
-        },
-        headers={
-            "Accept": "application/json",
-            "Authorization": f"Token {DEMO_TOKEN}",
-            "MCP-Protocol-Version": PROTOCOL,
-        },
-        timeout=10,
-    )
-    count: int = response.json()["result"]["structuredContent"]["count"]
-    return count
+    assert count_contacts(demo, email) == 0

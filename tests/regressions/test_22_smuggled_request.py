@@ -20,11 +20,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
 
-import httpx
 import pytest
 
 from demo_project.management.commands.seed_demo import DEMO_TOKEN
-from tests.live import demo_database, free_port, serve
+from tests.live import count_contacts, demo_database, free_port, serve
 
 pytestmark = pytest.mark.live
 
@@ -58,29 +57,6 @@ def _create(email: str, host: str) -> bytes:
     return head.encode() + body
 
 
-def _stored(base: str, email: str) -> int:
-    response = httpx.post(
-        f"{base}/mcp",
-        json={
-            "jsonrpc": "2.0",
-            "id": 3,
-            "method": "tools/call",
-            "params": {
-                "name": "contacts__list",
-                "arguments": {"filters": {"email": email}},
-            },
-        },
-        headers={
-            "Accept": "application/json",
-            "Authorization": f"Token {DEMO_TOKEN}",
-            "MCP-Protocol-Version": "2025-11-25",
-        },
-        timeout=10,
-    )
-    count: int = response.json()["result"]["structuredContent"]["count"]
-    return count
-
-
 def test_a_request_hidden_in_a_refused_chunked_body_never_runs(runserver: str) -> None:
     host = urlsplit(runserver).netloc
     email = f"smuggled-{uuid.uuid4().hex[:8]}@example.com"
@@ -104,7 +80,7 @@ def test_a_request_hidden_in_a_refused_chunked_body_never_runs(runserver: str) -
             pass  # kept open, waiting for a next request
     assert closed, received
     text = received.decode("latin-1")
-    assert _stored(runserver, email) == 0, text
+    assert count_contacts(runserver, email) == 0, text
     assert text.startswith("HTTP/1.1 411 "), text
     assert text.count("HTTP/1.1 ") == 1, text  # one answer: the 411 only
     head, _, body = text.partition("\r\n\r\n")
