@@ -71,7 +71,9 @@ def encode(body: Any) -> str:
     if not isinstance(body, dict) or next(reversed(body), None) != "result":
         return dumps(body)
     result = body["result"]
-    if isinstance(result, dict) and isinstance(result.get("content"), list):
+    # A file's blob comes in a hook's content (a plain dict), never in a
+    # ToolResult: every tools/call of JSON skips the search.
+    if type(result) is dict and isinstance(result.get("content"), list):
         blobs = _verbatim_blobs(result["content"])
         if blobs:
             return _spliced(body, blobs)

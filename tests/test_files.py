@@ -21,6 +21,7 @@ from django.core.files.base import ContentFile
 from django.test import Client, override_settings
 from PIL import Image
 
+from frisian_mcp import replies
 from frisian_mcp.contrib.files.responses import file_name
 from frisian_mcp.testing import MCPError, MCPTestClient
 from tests.hosts.files import views
@@ -116,10 +117,18 @@ def test_download_is_the_file_rest_serves(
 
 
 def test_a_blob_is_written_into_the_reply_as_json_would_encode_it(
-    mcp: MCPTestClient,
+    mcp: MCPTestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The reply's blob is spliced in unscanned (replies.Verbatim): the
     bytes on the wire are those of json.dumps of the same reply."""
+    spliced: list[int] = []
+    splice = replies._spliced
+
+    def counted(*args: Any) -> str:
+        spliced.append(1)
+        return splice(*args)
+
+    monkeypatch.setattr(replies, "_spliced", counted)
     row = paper(b"\x00\xfe" * (CAP // 2), "scan.bin")
     response = mcp.post(
         {
@@ -133,6 +142,7 @@ def test_a_blob_is_written_into_the_reply_as_json_would_encode_it(
     reply = json.loads(sent)
     assert sent == json.dumps(reply, ensure_ascii=False, separators=(",", ":"))
     assert "verbatim-" not in sent
+    assert spliced == [1]  # written in, not scanned
     assert body_of(resource(reply["result"])) == b"\x00\xfe" * (CAP // 2), sent[:300]
 
 

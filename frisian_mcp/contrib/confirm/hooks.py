@@ -182,7 +182,9 @@ def _first_use(nonce: str, max_age: int) -> bool:
     try:
         return bool(caches[alias].add(f"frisian_mcp:confirm:{nonce}", 1, max_age))
     except Exception as exc:  # the cache is advisory: the state binding holds
-        logger.warning("Confirmation: the cache %r failed (%s)", alias, type(exc))
+        logger.warning(
+            "Confirmation: the cache %r failed (%s)", alias, type(exc).__name__
+        )
         return True
 
 
