@@ -277,13 +277,15 @@ def gunicorn(
     headers: dict[str, str],
     workers: int = 1,
     timeout: int | None = None,
+    env: dict[str, str] | None = None,
 ) -> Iterator[Server]:
     """Serve the demo on ``url``'s database with ``workers`` sync workers.
 
     gunicorn listens on 127.0.0.1, a free port, logs to
     ``work_dir/gunicorn.log`` and keeps its control socket in
     ``work_dir/runtime``; ``timeout`` is its worker timeout (its default if
-    ``None``). Yields once every worker has booted and ``GET /api/contacts/``
+    ``None``); ``env`` adds to or overrides its environment (another
+    settings module, say). Yields once every worker has booted and ``GET /api/contacts/``
     with ``headers`` answers 200; stops gunicorn on exit.
     """
     port = free_port()
@@ -307,7 +309,7 @@ def gunicorn(
         process = subprocess.Popen(
             command,
             cwd=ROOT,
-            env={**django_env(url), "XDG_RUNTIME_DIR": str(runtime_dir)},
+            env={**django_env(url), "XDG_RUNTIME_DIR": str(runtime_dir), **(env or {})},
             stdout=log,
             stderr=subprocess.STDOUT,
         )

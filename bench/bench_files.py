@@ -40,8 +40,6 @@ import os
 import platform
 import shutil
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -58,16 +56,14 @@ from _common import (
     BenchError,
     auth_headers,
     call_body,
-    django_env,
     expect_json,
-    free_port,
+    gunicorn,
     machine,
     manage,
     progress,
     raise_on_sigterm,
     run_script,
     show,
-    stop_process,
     temporary_database,
     write_json,
 )
@@ -81,33 +77,12 @@ SETTINGS = (
 
 
 @contextmanager
-def server(url: str, work: Path, run: int) -> Iterator[str]:
+def server(url: str, work: Path) -> Iterator[str]:
     """A fresh gunicorn on the bench settings; yields its base URL."""
-    port, log_path = free_port(), work / f"gunicorn-{run}.log"
-    env = {**django_env(url), "DJANGO_SETTINGS_MODULE": "files_settings"}
+    env = {"DJANGO_SETTINGS_MODULE": "files_settings"}
     env.update(PYTHONPATH=f"{work}:{ROOT}", DEMO_MEDIA_ROOT=str(work / "media"))
-    env["XDG_RUNTIME_DIR"] = str(work)
-    command = [sys.executable, "-m", "gunicorn", "demo_project.wsgi:application"]
-    command += ["--workers=1", f"--bind=127.0.0.1:{port}", "--graceful-timeout=5"]
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(
-            command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT
-        )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(f"{base}/api/", headers=auth_headers()).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise BenchError(f"gunicorn did not start:\n{log_path.read_text()}")
-            time.sleep(0.05)
-        yield base
-    finally:
-        stop_process(process)
+    with gunicorn(url, work, headers=auth_headers(), env=env) as served:
+        yield served.base_url
 
 
 class Client:
@@ -180,16 +155,14 @@ class Client:
         return result
 
 
-def one_run(
-    url: str, work: Path, args: argparse.Namespace, run: int
-) -> dict[str, list[float]]:
+def one_run(url: str, work: Path, args: argparse.Namespace) -> dict[str, list[float]]:
     """A fresh server's interleaved blocks: seconds per ``side:kind``."""
     samples: dict[str, list[float]] = {
         f"{s}:{k}": [] for s in ("mcp", "rest") for k in KINDS
     }
     content = os.urandom(args.size)
     with (
-        server(url, work, run) as base,
+        server(url, work) as base,
         httpx.Client(base_url=base, headers=auth_headers(), timeout=60) as http,
     ):
         client = Client(http, content)
@@ -264,7 +237,7 @@ def main(argv: list[str]) -> int:
         runs = []
         for number in range(args.runs):
             progress(f"Run {number + 1} of {args.runs}: a fresh gunicorn ...")
-            runs.append(one_run(database.url, work, args, number))
+            runs.append(one_run(database.url, work, args))
     import django
 
     print(
