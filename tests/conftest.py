@@ -10,6 +10,7 @@ from django.core.cache import cache
 from django.core.management import call_command
 
 from frisian_mcp.registry import reset_registry
+from frisian_mcp.schema import SchemaBuilder
 from frisian_mcp.testing import MCPError, MCPTestClient
 from tests.live import drop_templates
 
@@ -64,3 +65,17 @@ class _Null:
 
     def flush(self) -> None:
         pass
+
+
+@pytest.fixture
+def builds(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The endpoints whose schema gets built from now on (their view's code runs)."""
+    built: list[str] = []
+    build = SchemaBuilder.build
+
+    def counted(self: SchemaBuilder, endpoint: Any, prefix: str) -> Any:
+        built.append(endpoint.path)
+        return build(self, endpoint, prefix)
+
+    monkeypatch.setattr(SchemaBuilder, "build", counted)
+    return built

@@ -24,7 +24,6 @@ from django.test import Client, override_settings
 from django_filters.rest_framework import DjangoFilterBackend
 
 from frisian_mcp.checks import check_schemas, check_tools
-from frisian_mcp.schema import SchemaBuilder
 from frisian_mcp.testing import MCPError, MCPTestClient
 from tests.hosts.inventory.schema import CustomFieldsExtension, InventoryAutoSchema
 from tests.hosts.inventory.serializers import DeviceSerializer
@@ -67,20 +66,6 @@ def inventory(**mcp: Any) -> Any:
 def _inventory() -> Iterator[None]:
     with inventory():
         yield
-
-
-@pytest.fixture
-def builds(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The endpoints whose schema is built (their view's code runs)."""
-    built: list[str] = []
-    build = SchemaBuilder.build
-
-    def counted(self: SchemaBuilder, endpoint: Any, prefix: str) -> Any:
-        built.append(endpoint.path)
-        return build(self, endpoint, prefix)
-
-    monkeypatch.setattr(SchemaBuilder, "build", counted)
-    return built
 
 
 @pytest.fixture

@@ -7,7 +7,6 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 from django.core.exceptions import ImproperlyConfigured
@@ -18,7 +17,6 @@ from django.urls import clear_url_caches, get_resolver
 
 from frisian_mcp import registry
 from frisian_mcp.discovery import URLConfDiscoveryBackend
-from frisian_mcp.schema import SchemaBuilder
 from frisian_mcp.testing import MCPError, MCPTestClient
 from frisian_mcp.types import Endpoint
 from frisian_mcp.warmup import warm_up
@@ -30,36 +28,22 @@ DEMO = {
 }
 
 
-@pytest.fixture
-def count_builds(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The endpoints whose schemas get built from now on."""
-    built: list[str] = []
-    original = SchemaBuilder.build
-
-    def build(self: SchemaBuilder, endpoint: Endpoint, prefix: str) -> Any:
-        built.append(endpoint.path)
-        return original(self, endpoint, prefix)
-
-    monkeypatch.setattr(SchemaBuilder, "build", build)
-    return built
-
-
 @pytest.mark.django_db
 @override_settings(**DEMO)
 def test_after_warm_up_the_first_listing_page_builds_nothing(
-    count_builds: list[str],
+    builds: list[str],
 ) -> None:
     with CaptureQueriesContext(connection) as queries:
         warm_up()
     assert len(queries) == 0  # safe before gunicorn forks (--preload)
-    assert len(count_builds) == 11  # the first page, and one past it
-    count_builds.clear()
+    assert len(builds) == 11  # the first page, and one past it
+    builds.clear()
 
     client = MCPTestClient()
     client.initialize()
     page = client.request("tools/list", {})
     assert len(page["tools"]) == 10
-    assert count_builds == []
+    assert builds == []
 
 
 @override_settings(**DEMO)
@@ -75,7 +59,7 @@ def test_warm_up_fills_the_urlconfs_reverse_map() -> None:
 @pytest.mark.django_db
 @override_settings(**DEMO)
 def test_without_warm_up_nothing_is_built_before_the_first_listing(
-    count_builds: list[str],
+    builds: list[str],
 ) -> None:
     """The cost warm_up moves; django.setup() alone (what every manage.py
     command runs) built nothing, so the first listing builds its page."""
@@ -83,7 +67,7 @@ def test_without_warm_up_nothing_is_built_before_the_first_listing(
     client = MCPTestClient()
     client.initialize()
     client.request("tools/list", {})
-    assert len(count_builds) == 11
+    assert len(builds) == 11
 
 
 class BrokenBackend(URLConfDiscoveryBackend):
