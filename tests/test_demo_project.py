@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import json
 import os
+import re
 import subprocess
 import sys
 from io import StringIO
@@ -154,3 +155,14 @@ def test_demo_device_flow(demo_data: None) -> None:
         mcp.call_tool("dcim__devices__destroy", {"id": device_id})["isError"] is False
     )
     assert not Device.objects.filter(pk=device_id).exists()
+
+
+def test_the_readme_tool_table_lists_the_demo_tools() -> None:
+    # The golden file is the demo's tools/list (test above); the README's
+    # table names the same tools, no more, no fewer (issue 26).
+    readme = (Path(__file__).parent.parent / "README.md").read_text("utf-8")
+    start = readme.index("| tools | what they do |")
+    table = readme[start : readme.index("\n\n", start)]
+    named = set(re.findall(r"`([a-z_]+__[a-z_]+)`", table))
+    listed = {tool["name"] for tool in json.loads(GOLDEN.read_text())}
+    assert named == listed

@@ -160,7 +160,7 @@ class JWTTokenValidator(BaseTokenValidator):
             import jwt
         except ImportError as exc:  # pragma: no cover - PyJWT is in the test env
             raise ConfigurationError(
-                "JWTTokenValidator needs PyJWT: pip install 'drf-frisian-mcp[jwt]'."
+                "JWTTokenValidator needs PyJWT: pip install PyJWT."
             ) from exc
         self.jwt = jwt
         options = config.options
