@@ -38,12 +38,14 @@ class FileHook(BaseCallHook):
             for index, item in enumerate(call.body):
                 names = sent[index] if index < len(sent) else {}
                 if isinstance(item, dict) and isinstance(names, dict):
-                    uploads.decode_files(tool.name, files, item, names)
+                    uploads.decode_files(tool.name, files, item, names, tool.model)
             return
         if not isinstance(call.body, dict):
             return
         if files:
-            uploads.decode_files(tool.name, files, call.body, call.arguments)
+            uploads.decode_files(
+                tool.name, files, call.body, call.arguments, tool.model
+            )
         view_class = tool.endpoint.view_class
         if form_only(view_class) and not call.validate_only:
             uploads.send_as_form(view_class, request, call.body)

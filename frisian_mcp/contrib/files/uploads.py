@@ -1,14 +1,16 @@
 """File arguments into uploaded files, and the body a form-only view parses.
 
 A base64 argument is decoded strictly (RFC 4648, no stray characters) into
-an uploaded file named by its ``*_filename`` argument. A view whose parsers
-take no JSON gets the body a REST client would send it: multipart with the
-files, or URL-encoded without.
+an uploaded file named by its ``*_filename`` argument, that name cleaned as
+Django cleans a multipart upload's. A view whose parsers take no JSON gets
+the body a REST client would send it: multipart with the files, or
+URL-encoded without.
 """
 
 from __future__ import annotations
 
 import binascii
+import html
 import io
 import json
 import mimetypes
@@ -17,25 +19,34 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlencode
 
+from django.core.exceptions import FieldDoesNotExist, SuspiciousFileOperation
+from django.core.files.storage import Storage, default_storage
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.handlers.wsgi import LimitedStream, WSGIRequest
+from django.db import models
+from django.http import multipartparser
 from rest_framework.parsers import MultiPartParser
 
 from frisian_mcp.conf import mcp_settings
 from frisian_mcp.exceptions import ToolInputError
 from frisian_mcp.types import ErrorCode
 
-__all__ = ["decode_files", "keep_echoes", "refused", "send_as_form"]
+__all__ = ["decode_files", "keep_echoes", "refused", "send_as_form", "upload_name"]
 
 
 def decode_files(
-    tool: str, files: Mapping[str, str], body: dict[str, Any], sent: Mapping[str, Any]
+    tool: str,
+    files: Mapping[str, str],
+    body: dict[str, Any],
+    sent: Mapping[str, Any],
+    model: type[models.Model] | None = None,
 ) -> None:
     """Replace each file argument's value in ``body`` by an uploaded file.
 
     ``files`` maps argument names to field names; ``sent`` is the call's
-    arguments (the ``*_filename`` ones). Refuses bad base64 and files over
-    ``FILE_MAX_BYTES`` without quoting them.
+    arguments (the ``*_filename`` ones); ``model`` the view's, whose file
+    fields' storages must take the names. Refuses bad base64, files over
+    ``FILE_MAX_BYTES`` and names that clean to nothing, without quoting them.
     """
     cap = mcp_settings.FILE_MAX_BYTES
     for argument, field in files.items():
@@ -50,9 +61,51 @@ def decode_files(
             continue  # the stored file's URL sent back, else refused: keep_echoes
         if len(data) > cap:
             raise refused(tool, argument, f"is larger than {cap} bytes")
-        name = sent.get(argument + "_filename") or field
-        kind = mimetypes.guess_type(str(name))[0] or "application/octet-stream"
-        body[field] = SimpleUploadedFile(str(name), data, content_type=kind)
+        named = sent.get(argument + "_filename")
+        name = field
+        if named is not None:
+            name = upload_name(
+                tool, argument + "_filename", named, _storage(model, field)
+            )
+        kind = mimetypes.guess_type(name)[0] or "application/octet-stream"
+        body[field] = SimpleUploadedFile(name, data, content_type=kind)
+
+
+def upload_name(tool: str, argument: str, sent: Any, storage: Storage) -> str:
+    """``sent`` as the name of a multipart upload: cleaned by Django's
+    ``MultiPartParser`` (HTML entities decoded; no path, no characters that
+    do not print), and one ``storage`` can store (as ``FileField`` asks its
+    ``get_valid_name``). Refused when nothing is left: REST answers 400.
+    """
+    # The parser's cleaning reads none of its state: no request is needed.
+    parser = object.__new__(multipartparser.MultiPartParser)
+    name = parser.sanitize_file_name(str(sent))
+    try:
+        if name is not None:
+            storage.get_valid_name(name)
+    except SuspiciousFileOperation:
+        name = None
+    if name is None:
+        raise ToolInputError(
+            f"The name in '{argument}' leaves no file name once cleaned as an "
+            "upload's; nothing was written.",
+            code=ErrorCode.INVALID_ARGUMENT,
+            tool=tool,
+            field=argument,
+            hint="Name the file as it is called, e.g. 'report.pdf': a path "
+            "keeps its last part, and characters that do not print are dropped.",
+        )
+    return name
+
+
+def _storage(model: type[models.Model] | None, field: str) -> Storage:
+    """The storage of ``model``'s file field ``field``, else the default."""
+    try:
+        found = model._meta.get_field(field) if model is not None else None
+    except FieldDoesNotExist:
+        found = None
+    storage: Storage = getattr(found, "storage", None) or default_storage
+    return storage
 
 
 def keep_echoes(
@@ -152,15 +205,11 @@ def _multipart(boundary: str, body: Mapping[str, Any]) -> bytes:
 
 
 def _disposition(key: str, filename: str | None = None) -> str:
-    """A part's ``Content-Disposition``: names quoted as browsers do."""
+    """A part's ``Content-Disposition``: the field's name quoted as browsers
+    quote it; the file's (cleaned: no backslash, no line break) with HTML
+    entities, which Django's parser decodes into exactly that name."""
     quoted = key.replace("\\", "\\\\").replace('"', "%22")
     line = f'Content-Disposition: form-data; name="{quoted}"'
     if filename is not None:
-        escaped = (
-            filename.replace("\\", "\\\\")
-            .replace('"', "%22")
-            .replace("\r", "%0D")
-            .replace("\n", "%0A")
-        )
-        line += f'; filename="{escaped}"'
+        line += f'; filename="{html.escape(filename)}"'
     return line
