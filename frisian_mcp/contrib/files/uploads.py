@@ -31,7 +31,25 @@ from frisian_mcp.conf import mcp_settings
 from frisian_mcp.exceptions import ToolInputError
 from frisian_mcp.types import ErrorCode
 
-__all__ = ["decode_files", "keep_echoes", "refused", "send_as_form", "upload_name"]
+__all__ = [
+    "ENVELOPE_BYTES",
+    "decode_files",
+    "keep_echoes",
+    "refused",
+    "request_bytes",
+    "send_as_form",
+    "upload_name",
+]
+
+#: Room, besides the file, in a call that carries one: the JSON-RPC
+#: envelope, the file's name and the other arguments.
+ENVELOPE_BYTES = 65_536
+
+
+def request_bytes(cap: int) -> int:
+    """The request body a call with a file of ``cap`` bytes needs: the file
+    after base64 (4 bytes for every 3 begun) and ``ENVELOPE_BYTES``."""
+    return 4 * -(-cap // 3) + ENVELOPE_BYTES
 
 
 def decode_files(
