@@ -183,17 +183,30 @@ def test_validate_mode_refuses_the_name_too(mcp: MCPTestClient) -> None:
     assert caught.value.data["field"] == "attachment_filename"
 
 
-def test_a_bulk_item_whose_name_cleans_to_nothing_writes_nothing(
-    mcp: MCPTestClient,
+@pytest.mark.parametrize(
+    ("refused", "field"),
+    [
+        ({"attachment_filename": "€"}, "attachment_filename"),
+        ({"attachment": base64.b64encode(b"z" * 2001).decode()}, "attachment"),
+    ],
+)
+@override_settings(FRISIAN_MCP={**SETTINGS, "FILE_MAX_BYTES": 2000})
+def test_a_bulk_item_refused_by_the_hook_is_named_by_its_index(
+    refused: dict[str, str], field: str
 ) -> None:
+    mcp = MCPTestClient()
+    mcp.initialize()
     data = base64.b64encode(CONTENT).decode()
     items = [
         {"title": "a", "attachment": data, "attachment_filename": "a\r\n.txt"},
-        {"title": "b", "attachment": data, "attachment_filename": "€"},
+        {"title": "b", "attachment": data, "attachment_filename": "b.txt", **refused},
     ]
     with pytest.raises(MCPError) as caught:
         mcp.call_tool("papers__create", {"objects": items})
-    assert caught.value.data["code"] == "invalid_argument"
+    data = caught.value.data
+    assert (data["code"], data["field"]) == ("invalid_argument", field)
+    assert [(f["index"], f["field"]) for f in data["fields"]] == [(1, field)]
+    assert caught.value.message.startswith("Item 1: ")
     assert not Paper.objects.exists()
 
 

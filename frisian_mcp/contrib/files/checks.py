@@ -27,30 +27,14 @@ def check_file_settings(
         hooks = mcp_settings.CALL_HOOKS
     except ConfigurationError:  # the core's checks report it (E004)
         return []
-    carried = any("FILE_MAX_BYTES" in getattr(h, "settings", ()) for h in hooks)
-    if carried:
-        return _request_limit()
-    if "FILE_MAX_BYTES" not in mcp_settings.user_settings:
-        return []
-    return [
-        checks.Warning(
-            "FRISIAN_MCP['FILE_MAX_BYTES'] is set, but no call hook "
-            "carries files: file fields are not arguments and tools that "
-            "answer a file answer an error.",
-            hint="Add 'frisian_mcp.contrib.files.hooks.FileHook' to "
-            "FRISIAN_MCP['CALL_HOOKS'] (docs/files.md).",
-            id="frisian_mcp.W011",
-        )
-    ]
-
-
-def _request_limit() -> list[checks.CheckMessage]:
-    """W012, where the project sets both limits (else nothing to say)."""
-    if "MAX_REQUEST_BYTES" not in mcp_settings.user_settings:
-        return []  # the files hook raises the default itself
-    limit, cap = mcp_settings.MAX_REQUEST_BYTES, mcp_settings.FILE_MAX_BYTES
+    user = mcp_settings.user_settings
+    if not any("FILE_MAX_BYTES" in getattr(h, "settings", ()) for h in hooks):
+        return [_UNREAD] if "FILE_MAX_BYTES" in user else []
+    limit: Any = user.get("MAX_REQUEST_BYTES")
+    cap = mcp_settings.FILE_MAX_BYTES
+    # Unset, the file hook raises the limit itself; a wrong value is E007.
     if not all(type(v) is int and v >= 1 for v in (limit, cap)):
-        return []  # a value of the wrong type or range: E007
+        return []
     needed = request_bytes(cap)
     if limit >= needed:
         return []
@@ -66,3 +50,13 @@ def _request_limit() -> list[checks.CheckMessage]:
             id="frisian_mcp.W012",
         )
     ]
+
+
+_UNREAD = checks.Warning(
+    "FRISIAN_MCP['FILE_MAX_BYTES'] is set, but no call hook carries files: "
+    "file fields are not arguments and tools that answer a file answer an "
+    "error.",
+    hint="Add 'frisian_mcp.contrib.files.hooks.FileHook' to "
+    "FRISIAN_MCP['CALL_HOOKS'] (docs/files.md).",
+    id="frisian_mcp.W011",
+)

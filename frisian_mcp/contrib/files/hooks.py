@@ -43,7 +43,8 @@ class FileHook(BaseCallHook):
             for index, item in enumerate(call.body):
                 names = sent[index] if index < len(sent) else {}
                 if isinstance(item, dict) and isinstance(names, dict):
-                    uploads.decode_files(tool.name, files, item, names, tool.model)
+                    model = tool.model
+                    uploads.decode_files(tool.name, files, item, names, model, index)
             return
         if not isinstance(call.body, dict):
             return

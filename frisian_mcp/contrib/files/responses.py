@@ -10,6 +10,7 @@ read from a stream.
 from __future__ import annotations
 
 import base64
+import contextlib
 import re
 from email.message import Message
 from typing import Any
@@ -46,15 +47,13 @@ def file_name(disposition: str) -> str | None:
         return None
     plain: str | None = None
     for key, value in params:
-        if key != "filename":
-            continue
-        if isinstance(value, tuple):  # filename* (RFC 5987): already last
+        if key == "filename" and isinstance(value, tuple):  # filename*: last
             charset, _, text = value
-            try:
+            # An unknown or lying charset: the plain name, if any.
+            with contextlib.suppress(LookupError, UnicodeError):
                 return str(text).encode("latin-1").decode(charset or "us-ascii")
-            except (LookupError, UnicodeError):
-                continue  # an unknown or lying charset: the plain name, if any
-        plain = value if plain is None else plain
+        elif key == "filename" and plain is None:
+            plain = value
     return plain or None  # an empty name names nothing
 
 

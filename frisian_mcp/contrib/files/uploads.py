@@ -16,7 +16,7 @@ import json
 import mimetypes
 import secrets
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlencode
 
 from django.core.exceptions import FieldDoesNotExist, SuspiciousFileOperation
@@ -31,25 +31,17 @@ from frisian_mcp.conf import mcp_settings
 from frisian_mcp.exceptions import ToolInputError
 from frisian_mcp.types import ErrorCode
 
-__all__ = [
-    "ENVELOPE_BYTES",
-    "decode_files",
-    "keep_echoes",
-    "refused",
-    "request_bytes",
-    "send_as_form",
-    "upload_name",
-]
+__all__ = ["decode_files", "keep_echoes", "refused", "request_bytes", "send_as_form"]
 
 #: Room, besides the file, in a call that carries one: the JSON-RPC
 #: envelope, the file's name and the other arguments.
-ENVELOPE_BYTES = 65_536
+_ENVELOPE_BYTES = 65_536
 
 
 def request_bytes(cap: int) -> int:
     """The request body a call with a file of ``cap`` bytes needs: the file
-    after base64 (4 bytes for every 3 begun) and ``ENVELOPE_BYTES``."""
-    return 4 * -(-cap // 3) + ENVELOPE_BYTES
+    after base64 (4 bytes for every 3 begun) and ``_ENVELOPE_BYTES``."""
+    return 4 * -(-cap // 3) + _ENVELOPE_BYTES
 
 
 def decode_files(
@@ -58,8 +50,10 @@ def decode_files(
     body: dict[str, Any],
     sent: Mapping[str, Any],
     model: type[models.Model] | None = None,
+    index: int | None = None,
 ) -> None:
-    """Replace each file argument's value in ``body`` by an uploaded file.
+    """Replace each file argument's value in ``body`` (bulk item ``index``)
+    by an uploaded file.
 
     ``files`` maps argument names to field names; ``sent`` is the call's
     arguments (the ``*_filename`` ones); ``model`` the view's, whose file
@@ -71,29 +65,30 @@ def decode_files(
         value = body.get(field)
         if not isinstance(value, str):
             continue  # null, or absent: the serializer decides
+        too_large = f"holds a file larger than {cap} bytes"
         if len(value) > (cap // 3 + 1) * 4 + 4:
-            raise refused(tool, argument, f"is larger than {cap} bytes")
+            raise refused(tool, argument, too_large, index)
         try:  # strict: only the alphabet, padded right, nothing after
             data = binascii.a2b_base64(value, strict_mode=True)
         except (binascii.Error, ValueError):
             continue  # the stored file's URL sent back, else refused: keep_echoes
         if len(data) > cap:
-            raise refused(tool, argument, f"is larger than {cap} bytes")
-        named = sent.get(argument + "_filename")
-        name = field
-        if named is not None:
-            name = upload_name(
-                tool, argument + "_filename", named, _storage(model, field)
-            )
-        kind = mimetypes.guess_type(name)[0] or "application/octet-stream"
-        body[field] = SimpleUploadedFile(name, data, content_type=kind)
+            raise refused(tool, argument, too_large, index)
+        name = sent.get(argument + "_filename")
+        if name is not None:
+            name = _upload_name(tool, argument, name, _storage(model, field), index)
+        kind = mimetypes.guess_type(name or field)[0] or "application/octet-stream"
+        body[field] = SimpleUploadedFile(name or field, data, content_type=kind)
 
 
-def upload_name(tool: str, argument: str, sent: Any, storage: Storage) -> str:
-    """``sent`` as the name of a multipart upload: cleaned by Django's
-    ``MultiPartParser`` (HTML entities decoded; no path, no characters that
-    do not print), and one ``storage`` can store (as ``FileField`` asks its
-    ``get_valid_name``). Refused when nothing is left: REST answers 400.
+def _upload_name(
+    tool: str, argument: str, sent: Any, storage: Storage, index: int | None = None
+) -> str:
+    """``sent``, the name of file argument ``argument``, as the name of a
+    multipart upload: cleaned by Django's ``MultiPartParser`` (HTML entities
+    decoded; no path, no characters that do not print), and one ``storage``
+    can store (``FileField`` asks its ``get_valid_name``). Refused when
+    nothing is left, where REST answers 400.
     """
     # The parser's cleaning reads none of its state: no request is needed.
     parser = object.__new__(multipartparser.MultiPartParser)
@@ -104,12 +99,11 @@ def upload_name(tool: str, argument: str, sent: Any, storage: Storage) -> str:
     except SuspiciousFileOperation:
         name = None
     if name is None:
-        raise ToolInputError(
-            f"The name in '{argument}' leaves no file name once cleaned as an "
-            "upload's; nothing was written.",
-            code=ErrorCode.INVALID_ARGUMENT,
-            tool=tool,
-            field=argument,
+        raise refused(
+            tool,
+            argument + "_filename",
+            "leaves no file name once cleaned as an upload's",
+            index,
             hint="Name the file as it is called, e.g. 'report.pdf': a path "
             "keeps its last part, and characters that do not print are dropped.",
         )
@@ -122,8 +116,7 @@ def _storage(model: type[models.Model] | None, field: str) -> Storage:
         found = model._meta.get_field(field) if model is not None else None
     except FieldDoesNotExist:
         found = None
-    storage: Storage = getattr(found, "storage", None) or default_storage
-    return storage
+    return cast(Storage, getattr(found, "storage", None) or default_storage)
 
 
 def keep_echoes(
@@ -153,18 +146,29 @@ def keep_echoes(
                 del body[field]  # no file before, none after
             continue  # else the serializer answers null as over REST
         if instance is None or shown.get(field) != body[field]:
-            raise refused(tool, argument, "is not valid base64")
+            raise refused(tool, argument, "holds no valid base64")
         body[field] = getattr(instance, fields[field].source)
 
 
-def refused(tool: str, argument: str, reason: str) -> ToolInputError:
-    """The refusal of a file argument, naming it, never quoting it."""
+def refused(
+    tool: str,
+    argument: str,
+    reason: str,
+    index: int | None = None,
+    hint: str | None = None,
+) -> ToolInputError:
+    """The refusal of a file argument (of bulk item ``index``), naming it,
+    never quoting it."""
+    problem = {"field": argument, "code": "invalid_argument", "message": reason}
     return ToolInputError(
-        f"The file in '{argument}' {reason}; nothing was written.",
+        f"{'' if index is None else f'Item {index}: '}'{argument}' {reason}; "
+        "nothing was written.",
         code=ErrorCode.INVALID_ARGUMENT,
         tool=tool,
         field=argument,
-        hint="Send the file's bytes base64-encoded (standard alphabet, with "
+        fields=None if index is None else [{"index": index, **problem}],
+        hint=hint
+        or "Send the file's bytes base64-encoded (standard alphabet, with "
         f"padding), at most FILE_MAX_BYTES ({mcp_settings.FILE_MAX_BYTES}) "
         "bytes; fetch larger ones over the REST API.",
     )
