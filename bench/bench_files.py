@@ -8,10 +8,10 @@ Run from the repository root::
 What it does (issue 19, goal MCP <= 1.5x REST):
 
 1. Creates a temporary SQLite file, migrates and seeds it (``migrate``,
-   ``seed_demo``), and a settings module: the demo's (the files extra and
-   its hook on, ``FILE_MAX_BYTES`` 4 MiB) with ``MAX_REQUEST_BYTES`` raised
-   to 4 MiB, so a 1 MB file base64-encoded fits one JSON-RPC body. Uploads
-   go to a temporary ``MEDIA_ROOT``.
+   ``seed_demo``), and a settings module: the demo's as shipped (the files
+   extra and its hook on, ``FILE_MAX_BYTES`` 4 MiB, and ``MAX_REQUEST_BYTES``
+   unset, so it follows the cap: ADR 0037). Uploads go to a temporary
+   ``MEDIA_ROOT``.
 2. Per run (``--runs``, 3 by default), a fresh gunicorn (1 sync worker) and
    ``--warmup`` unmeasured rounds, then ``--rounds`` rounds over one
    keep-alive ``httpx.Client``. A round sends, for each kind, a block of
@@ -70,10 +70,7 @@ from _common import (
 
 KINDS = ("upload", "download")
 NAME = "bench.bin"
-SETTINGS = (
-    "from demo_project.settings import *  # noqa: F403\n"
-    "FRISIAN_MCP = {**FRISIAN_MCP, 'MAX_REQUEST_BYTES': 4_194_304}  # noqa: F405\n"
-)
+SETTINGS = "from demo_project.settings import *  # noqa: F403\n"
 
 
 @contextmanager
@@ -217,8 +214,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.runs < 1 or args.rounds < 1 or args.block < 1 or args.warmup < 0:
         parser.error("--runs, --rounds and --block must be positive")
-    if not 0 < args.size <= 3_000_000:
-        parser.error("--size must be 1 to 3,000,000 bytes (the request cap)")
+    if not 0 < args.size <= 4_194_304:
+        parser.error("--size must be 1 to 4,194,304 bytes (FILE_MAX_BYTES)")
     return args
 
 

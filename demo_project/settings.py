@@ -182,7 +182,8 @@ FRISIAN_MCP = {
     "BROWSER_VIEW_CLASS": "frisian_mcp.contrib.explorer.views.ExplorerView",
     # A person confirms every delete (docs/safety.md).
     # Files through tools (docs/files.md): the attachments' uploads and
-    # downloads.
+    # downloads, up to FILE_MAX_BYTES (4 MiB); MAX_REQUEST_BYTES, left
+    # unset, follows it (base64 and room for the call: 5,657,944 bytes).
     "CALL_HOOKS": [
         "frisian_mcp.contrib.confirm.hooks.ConfirmationHook",
         "frisian_mcp.contrib.files.hooks.FileHook",

@@ -273,7 +273,7 @@ class MCPSettings:
         None, _EXTRA | None, "OAuth 2.1 resource server (contrib.oauth)."
     )
     MAX_REQUEST_BYTES: Setting[int] = Setting(
-        1_048_576, _int(1), "Largest request body, in bytes (413)."
+        1_048_576, _int(1), "Largest request body, in bytes (413); see call hooks."
     )
     MAX_JSON_DEPTH: Setting[int] = Setting(
         32, _int(1), "Deepest nesting of a request body."

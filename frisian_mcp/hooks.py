@@ -59,6 +59,7 @@ __all__ = [
     "register_layout",
     "release",
     "request_finished",
+    "request_limit",
     "request_started",
 ]
 
@@ -81,6 +82,16 @@ class BaseCallHook:
     #: (multipart or URL-encoded) its body; without such a hook, the body
     #: tools of those views are left out, since every call would get 415.
     sends_forms: bool = False
+
+    def get_request_bytes(self) -> int:
+        """The request body this hook's calls may need, in bytes (0: none).
+
+        Where the project does not set ``MAX_REQUEST_BYTES``, the endpoint
+        takes bodies up to the largest of its default and every hook's
+        answer (:func:`request_limit`): the files extra's uploads travel
+        inside the JSON-RPC body.
+        """
+        return 0
 
     def map_schema(self, tool: Tool, schema: ToolSchema) -> ToolSchema:
         """The tool's schema as listed and checked (built once per tool).
@@ -130,6 +141,15 @@ class ContentResult(dict[str, Any]):
 def call_hooks() -> list[BaseCallHook]:
     """An instance of each ``CALL_HOOKS`` class, in order."""
     return [cls() for cls in mcp_settings.CALL_HOOKS]
+
+
+def request_limit() -> int:
+    """The largest request body: ``MAX_REQUEST_BYTES`` where the project
+    sets it, else its default raised to what each call hook needs."""
+    limit = int(mcp_settings.MAX_REQUEST_BYTES)
+    if "MAX_REQUEST_BYTES" in mcp_settings.user_settings:
+        return limit
+    return max([limit, *(hook.get_request_bytes() for hook in call_hooks())])
 
 
 class BaseLayout:

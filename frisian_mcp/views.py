@@ -157,7 +157,7 @@ class MCPView(View):
             return _refuse(
                 415, "Unsupported media type: send Content-Type: application/json."
             )
-        limit = int(mcp_settings.MAX_REQUEST_BYTES)
+        limit = hooks.request_limit()
         declared = str(request.META.get("CONTENT_LENGTH") or "0")
         if declared.isdigit() and int(declared) > limit:
             return _too_large(limit)

@@ -199,6 +199,31 @@ def test_a_file_goes_up_and_comes_back(live: LiveServer, mode: str) -> None:
     live.run(body, mode)
 
 
+def test_the_demo_takes_a_3_mb_file_and_gives_it_back(live: LiveServer) -> None:
+    """The demo's settings as shipped: FILE_MAX_BYTES (4 MiB) and the
+    request limit the files hook derives from it agree (issue 26 item 3)."""
+    sent = bytes(range(256)) * (3_000_000 // 256) + b"\xff" * (3_000_000 % 256)
+
+    async def body(client: Client) -> None:
+        listed = await client.call_tool("contacts__list", {"page_size": 1})
+        contact = _payload(listed)["results"][0]["id"]
+        file = base64.b64encode(sent).decode()
+        arguments = {"contact": contact, "file": file, "file_filename": "big.bin"}
+        made = await client.call_tool("attachments__create", arguments)
+        assert not made.is_error, made
+        got = await client.call_tool(
+            "attachments__download", {"id": _payload(made)["id"]}
+        )
+        assert not got.is_error, got.content[0]
+        embedded = got.content[1]
+        assert isinstance(embedded, types.EmbeddedResource), got.content[0]
+        resource = embedded.resource
+        assert isinstance(resource, types.BlobResourceContents), resource
+        assert base64.b64decode(resource.blob) == sent
+
+    live.run(body, "auto")
+
+
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 @pytest.mark.parametrize("accept", [True, False])
 def test_a_client_that_elicits_confirms_a_delete(

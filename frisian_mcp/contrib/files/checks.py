@@ -1,4 +1,4 @@
-"""The files app's system check (docs/checks.md): W011.
+"""The files app's system checks (docs/checks.md): W011, W012.
 
 ``FILE_MAX_BYTES`` itself is checked by its row of the settings table (E007).
 """
@@ -11,6 +11,7 @@ from typing import Any
 from django.core import checks
 
 from frisian_mcp.conf import mcp_settings
+from frisian_mcp.contrib.files.uploads import request_bytes
 from frisian_mcp.exceptions import ConfigurationError
 
 __all__ = ["check_file_settings"]
@@ -20,24 +21,42 @@ __all__ = ["check_file_settings"]
 def check_file_settings(
     app_configs: Iterable[Any] | None = None, **kwargs: Any
 ) -> list[checks.CheckMessage]:
-    """W011: ``FILE_MAX_BYTES`` is set, but no call hook reads it."""
+    """W011: ``FILE_MAX_BYTES`` is set, but no call hook reads it; W012:
+    ``MAX_REQUEST_BYTES`` is set below what a file of that size needs."""
     try:
         hooks = mcp_settings.CALL_HOOKS
     except ConfigurationError:  # the core's checks report it (E004)
         return []
-    found: list[checks.CheckMessage] = []
-    configured = "FILE_MAX_BYTES" in mcp_settings.user_settings
-    if configured and not any(
-        "FILE_MAX_BYTES" in getattr(h, "settings", ()) for h in hooks
-    ):
-        found.append(
-            checks.Warning(
-                "FRISIAN_MCP['FILE_MAX_BYTES'] is set, but no call hook "
-                "carries files: file fields are not arguments and tools that "
-                "answer a file answer an error.",
-                hint="Add 'frisian_mcp.contrib.files.hooks.FileHook' to "
-                "FRISIAN_MCP['CALL_HOOKS'] (docs/files.md).",
-                id="frisian_mcp.W011",
-            )
+    user = mcp_settings.user_settings
+    if not any("FILE_MAX_BYTES" in getattr(h, "settings", ()) for h in hooks):
+        return [_UNREAD] if "FILE_MAX_BYTES" in user else []
+    limit: Any = user.get("MAX_REQUEST_BYTES")
+    cap = mcp_settings.FILE_MAX_BYTES
+    # Unset, the file hook raises the limit itself; a wrong value is E007.
+    if not all(type(v) is int and v >= 1 for v in (limit, cap)):
+        return []
+    needed = request_bytes(cap)
+    if limit >= needed:
+        return []
+    return [
+        checks.Warning(
+            f"FRISIAN_MCP['MAX_REQUEST_BYTES'] is {limit}, but a call carrying "
+            f"a file of FILE_MAX_BYTES ({cap}) needs {needed} bytes: the "
+            "file after base64, and room for the call. Such uploads get "
+            "HTTP 413.",
+            hint=f"Raise MAX_REQUEST_BYTES to at least {needed}, or remove it "
+            "(with the files hook its default is what FILE_MAX_BYTES needs), "
+            "or lower FILE_MAX_BYTES (docs/files.md, 'Sizes').",
+            id="frisian_mcp.W012",
         )
-    return found
+    ]
+
+
+_UNREAD = checks.Warning(
+    "FRISIAN_MCP['FILE_MAX_BYTES'] is set, but no call hook carries files: "
+    "file fields are not arguments and tools that answer a file answer an "
+    "error.",
+    hint="Add 'frisian_mcp.contrib.files.hooks.FileHook' to "
+    "FRISIAN_MCP['CALL_HOOKS'] (docs/files.md).",
+    id="frisian_mcp.W011",
+)

@@ -7,6 +7,7 @@ from typing import Any
 from django.core.handlers.wsgi import WSGIRequest
 from django.http import HttpResponseBase
 
+from frisian_mcp.conf import mcp_settings
 from frisian_mcp.contrib.files import responses, schemas, uploads
 from frisian_mcp.hooks import BaseCallHook, ContentResult, form_only
 from frisian_mcp.schema import ToolSchema
@@ -21,6 +22,10 @@ class FileHook(BaseCallHook):
 
     settings = ("FILE_MAX_BYTES",)
     sends_forms = True
+
+    def get_request_bytes(self) -> int:
+        """What a call carrying a file of ``FILE_MAX_BYTES`` needs."""
+        return uploads.request_bytes(mcp_settings.FILE_MAX_BYTES)
 
     def map_schema(self, tool: Tool, schema: ToolSchema) -> ToolSchema:
         """File fields as base64 arguments; a file-answering tool says so."""
@@ -38,12 +43,15 @@ class FileHook(BaseCallHook):
             for index, item in enumerate(call.body):
                 names = sent[index] if index < len(sent) else {}
                 if isinstance(item, dict) and isinstance(names, dict):
-                    uploads.decode_files(tool.name, files, item, names)
+                    model = tool.model
+                    uploads.decode_files(tool.name, files, item, names, model, index)
             return
         if not isinstance(call.body, dict):
             return
         if files:
-            uploads.decode_files(tool.name, files, call.body, call.arguments)
+            uploads.decode_files(
+                tool.name, files, call.body, call.arguments, tool.model
+            )
         view_class = tool.endpoint.view_class
         if form_only(view_class) and not call.validate_only:
             uploads.send_as_form(view_class, request, call.body)

@@ -2,16 +2,18 @@
 
 Binary bodies travel base64-encoded (``blob``), text bodies as ``text``, with
 the host's ``Content-Type`` as ``mimeType`` and the name from its
-``Content-Disposition`` (RFC 6266, RFC 5987 ``filename*``). At most
-``FILE_MAX_BYTES`` + 1 bytes are ever read from a stream.
+``Content-Disposition``, parsed as Django parses header parameters (RFC 6266;
+RFC 5987 ``filename*`` first). At most ``FILE_MAX_BYTES`` + 1 bytes are ever
+read from a stream.
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
 import re
+from email.message import Message
 from typing import Any
-from urllib.parse import unquote
 
 from django.http import HttpResponseBase
 from rest_framework.response import Response
@@ -27,25 +29,32 @@ __all__ = ["file_content", "file_name", "is_text"]
 _TEXT_TYPES = frozenset(
     {"application/csv", "application/xml", "application/javascript"}
 )
-_EXTENDED = re.compile(r"filename\*\s*=\s*([\w!#$&+.^`|~-]+)'[^']*'([^;\s]+)", re.I)
-_PLAIN = re.compile(r'filename\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;\s]+))', re.I)
 _CHARSET = re.compile(r"charset\s*=\s*\"?([\w.:-]+)", re.I)
 
 
 def file_name(disposition: str) -> str | None:
-    """The file name a ``Content-Disposition`` gives; ``filename*`` first."""
-    extended = _EXTENDED.search(disposition)
-    if extended:
-        charset, encoded = extended.groups()
-        try:
-            return unquote(encoded, encoding=charset, errors="strict")
-        except (LookupError, UnicodeDecodeError):
-            pass  # an unknown or lying charset: the plain name, if any
-    plain = _PLAIN.search(disposition)
-    if plain is None:
+    """The file name a ``Content-Disposition`` gives; ``filename*`` first.
+
+    The header's parameters are read as ``email.message.Message`` reads
+    them (as Django's ``parse_header_parameters`` does): a quoted string is
+    one value, whatever it holds, so a name cannot turn into another.
+    """
+    header = Message()
+    header["Content-Disposition"] = disposition
+    try:  # typeshed says str values; an RFC 2231 one is a tuple
+        params: list[Any] = header.get_params([], header="Content-Disposition")[1:]
+    except TypeError:  # the stdlib's lot on mixed RFC 2231 continuations
         return None
-    quoted, token = plain.groups()
-    return re.sub(r"\\(.)", r"\1", quoted) if quoted is not None else token
+    plain: str | None = None
+    for key, value in params:
+        if key == "filename" and isinstance(value, tuple):  # filename*: last
+            charset, _, text = value
+            # An unknown or lying charset: the plain name, if any.
+            with contextlib.suppress(LookupError, UnicodeError):
+                return str(text).encode("latin-1").decode(charset or "us-ascii")
+        elif key == "filename" and plain is None:
+            plain = value
+    return plain or None  # an empty name names nothing
 
 
 def is_text(media_type: str) -> bool:

@@ -1,58 +1,122 @@
 """File arguments into uploaded files, and the body a form-only view parses.
 
 A base64 argument is decoded strictly (RFC 4648, no stray characters) into
-an uploaded file named by its ``*_filename`` argument. A view whose parsers
-take no JSON gets the body a REST client would send it: multipart with the
-files, or URL-encoded without.
+an uploaded file named by its ``*_filename`` argument, that name cleaned as
+Django cleans a multipart upload's. A view whose parsers take no JSON gets
+the body a REST client would send it: multipart with the files, or
+URL-encoded without.
 """
 
 from __future__ import annotations
 
 import binascii
+import html
 import io
 import json
 import mimetypes
 import secrets
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlencode
 
+from django.core.exceptions import FieldDoesNotExist, SuspiciousFileOperation
+from django.core.files.storage import Storage, default_storage
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.handlers.wsgi import LimitedStream, WSGIRequest
+from django.db import models
+from django.http import multipartparser
 from rest_framework.parsers import MultiPartParser
 
 from frisian_mcp.conf import mcp_settings
 from frisian_mcp.exceptions import ToolInputError
 from frisian_mcp.types import ErrorCode
 
-__all__ = ["decode_files", "keep_echoes", "refused", "send_as_form"]
+__all__ = ["decode_files", "keep_echoes", "refused", "request_bytes", "send_as_form"]
+
+#: Room, besides the file, in a call that carries one: the JSON-RPC
+#: envelope, the file's name and the other arguments.
+_ENVELOPE_BYTES = 65_536
+
+
+def request_bytes(cap: int) -> int:
+    """The request body a call with a file of ``cap`` bytes needs: the file
+    after base64 (4 bytes for every 3 begun) and ``_ENVELOPE_BYTES``."""
+    return 4 * -(-cap // 3) + _ENVELOPE_BYTES
 
 
 def decode_files(
-    tool: str, files: Mapping[str, str], body: dict[str, Any], sent: Mapping[str, Any]
+    tool: str,
+    files: Mapping[str, str],
+    body: dict[str, Any],
+    sent: Mapping[str, Any],
+    model: type[models.Model] | None = None,
+    index: int | None = None,
 ) -> None:
-    """Replace each file argument's value in ``body`` by an uploaded file.
+    """Replace each file argument's value in ``body`` (bulk item ``index``)
+    by an uploaded file.
 
     ``files`` maps argument names to field names; ``sent`` is the call's
-    arguments (the ``*_filename`` ones). Refuses bad base64 and files over
-    ``FILE_MAX_BYTES`` without quoting them.
+    arguments (the ``*_filename`` ones); ``model`` the view's, whose file
+    fields' storages must take the names. Refuses bad base64, files over
+    ``FILE_MAX_BYTES`` and names that clean to nothing, without quoting them.
     """
     cap = mcp_settings.FILE_MAX_BYTES
     for argument, field in files.items():
         value = body.get(field)
         if not isinstance(value, str):
             continue  # null, or absent: the serializer decides
+        too_large = f"holds a file larger than {cap} bytes"
         if len(value) > (cap // 3 + 1) * 4 + 4:
-            raise refused(tool, argument, f"is larger than {cap} bytes")
+            raise refused(tool, argument, too_large, index)
         try:  # strict: only the alphabet, padded right, nothing after
             data = binascii.a2b_base64(value, strict_mode=True)
         except (binascii.Error, ValueError):
             continue  # the stored file's URL sent back, else refused: keep_echoes
         if len(data) > cap:
-            raise refused(tool, argument, f"is larger than {cap} bytes")
-        name = sent.get(argument + "_filename") or field
-        kind = mimetypes.guess_type(str(name))[0] or "application/octet-stream"
-        body[field] = SimpleUploadedFile(str(name), data, content_type=kind)
+            raise refused(tool, argument, too_large, index)
+        name = sent.get(argument + "_filename")
+        if name is not None:
+            name = _upload_name(tool, argument, name, _storage(model, field), index)
+        kind = mimetypes.guess_type(name or field)[0] or "application/octet-stream"
+        body[field] = SimpleUploadedFile(name or field, data, content_type=kind)
+
+
+def _upload_name(
+    tool: str, argument: str, sent: Any, storage: Storage, index: int | None = None
+) -> str:
+    """``sent``, the name of file argument ``argument``, as the name of a
+    multipart upload: cleaned by Django's ``MultiPartParser`` (HTML entities
+    decoded; no path, no characters that do not print), and one ``storage``
+    can store (``FileField`` asks its ``get_valid_name``). Refused when
+    nothing is left, where REST answers 400.
+    """
+    # The parser's cleaning reads none of its state: no request is needed.
+    parser = object.__new__(multipartparser.MultiPartParser)
+    name = parser.sanitize_file_name(str(sent))
+    try:
+        if name is not None:
+            storage.get_valid_name(name)
+    except SuspiciousFileOperation:
+        name = None
+    if name is None:
+        raise refused(
+            tool,
+            argument + "_filename",
+            "leaves no file name once cleaned as an upload's",
+            index,
+            hint="Name the file as it is called, e.g. 'report.pdf': a path "
+            "keeps its last part, and characters that do not print are dropped.",
+        )
+    return name
+
+
+def _storage(model: type[models.Model] | None, field: str) -> Storage:
+    """The storage of ``model``'s file field ``field``, else the default."""
+    try:
+        found = model._meta.get_field(field) if model is not None else None
+    except FieldDoesNotExist:
+        found = None
+    return cast(Storage, getattr(found, "storage", None) or default_storage)
 
 
 def keep_echoes(
@@ -82,18 +146,29 @@ def keep_echoes(
                 del body[field]  # no file before, none after
             continue  # else the serializer answers null as over REST
         if instance is None or shown.get(field) != body[field]:
-            raise refused(tool, argument, "is not valid base64")
+            raise refused(tool, argument, "holds no valid base64")
         body[field] = getattr(instance, fields[field].source)
 
 
-def refused(tool: str, argument: str, reason: str) -> ToolInputError:
-    """The refusal of a file argument, naming it, never quoting it."""
+def refused(
+    tool: str,
+    argument: str,
+    reason: str,
+    index: int | None = None,
+    hint: str | None = None,
+) -> ToolInputError:
+    """The refusal of a file argument (of bulk item ``index``), naming it,
+    never quoting it."""
+    problem = {"field": argument, "code": "invalid_argument", "message": reason}
     return ToolInputError(
-        f"The file in '{argument}' {reason}; nothing was written.",
+        f"{'' if index is None else f'Item {index}: '}'{argument}' {reason}; "
+        "nothing was written.",
         code=ErrorCode.INVALID_ARGUMENT,
         tool=tool,
         field=argument,
-        hint="Send the file's bytes base64-encoded (standard alphabet, with "
+        fields=None if index is None else [{"index": index, **problem}],
+        hint=hint
+        or "Send the file's bytes base64-encoded (standard alphabet, with "
         f"padding), at most FILE_MAX_BYTES ({mcp_settings.FILE_MAX_BYTES}) "
         "bytes; fetch larger ones over the REST API.",
     )
@@ -152,15 +227,11 @@ def _multipart(boundary: str, body: Mapping[str, Any]) -> bytes:
 
 
 def _disposition(key: str, filename: str | None = None) -> str:
-    """A part's ``Content-Disposition``: names quoted as browsers do."""
+    """A part's ``Content-Disposition``: the field's name quoted as browsers
+    quote it; the file's (cleaned: no backslash, no line break) with HTML
+    entities, which Django's parser decodes into exactly that name."""
     quoted = key.replace("\\", "\\\\").replace('"', "%22")
     line = f'Content-Disposition: form-data; name="{quoted}"'
     if filename is not None:
-        escaped = (
-            filename.replace("\\", "\\\\")
-            .replace('"', "%22")
-            .replace("\r", "%0D")
-            .replace("\n", "%0A")
-        )
-        line += f'; filename="{escaped}"'
+        line += f'; filename="{html.escape(filename)}"'
     return line
