@@ -158,7 +158,11 @@ class ToolRegistry:
         if arranged is not None:
             found = [*arranged.definitions(seen)]
         else:
-            found = [t.definition() for t in self._tools.values() if seen(t)]
+            found = [
+                t.for_caller(context).definition()
+                for t in self._tools.values()
+                if seen(t)
+            ]
         self.share_schemas()
         return [d for d in found if d is not None]
 
@@ -182,7 +186,7 @@ class ToolRegistry:
         while position < len(tools) and len(result) < size:
             tool = tools[position]
             position += 1
-            definition = tool.definition() if seen(tool) else None
+            definition = tool.for_caller(context).definition() if seen(tool) else None
             if definition is not None:
                 result.append(definition)
         rest = tools[position:]
@@ -201,6 +205,8 @@ class ToolRegistry:
                 return routed
             name, args = routed
         tool = self._tools.get(name)
+        # The caller's own serializer class, where the view picks one (ADR 0031).
+        tool = tool.for_caller(context) if tool is not None else None
         schema = tool.schema if tool is not None else None
         if tool is None or schema is None:
             raise self.unknown_tool(name, self.visible(context))
