@@ -18,6 +18,7 @@ from typing import Any
 
 from frisian_mcp import arguments, guards, invocation, outcomes
 from frisian_mcp.conf import mcp_settings, on_change
+from frisian_mcp.credentials import served
 from frisian_mcp.discovery import assign_names, get_discovery_backend, selected
 from frisian_mcp.exceptions import ConfigurationError, Forbidden, ToolInputError
 from frisian_mcp.hooks import BaseLayout, ContentResult, layout_class, reachable
@@ -49,6 +50,8 @@ class ToolRegistry:
         self.clashes = list(clashes or [])
         self.builder = builder or SchemaBuilder()
         self._layouts: dict[str, BaseLayout] = {}
+        #: Tools left out because they would end their caller's credentials.
+        self.withheld: list[str] = []
 
     @classmethod
     def from_settings(cls, *, log: bool = True) -> ToolRegistry:
@@ -67,12 +70,23 @@ class ToolRegistry:
         builder, lock = SchemaBuilder(log=log), threading.RLock()
         for problem in getattr(backend, "problems", ()):
             builder.record(problem)
-        tools = {
-            name: Tool(name, endpoint, builder, prefix, lock)
+        kept = {
+            name: endpoint
             for name, endpoint in names.items()
             if selected(name) and reachable(endpoint)  # ADR 0027
         }
-        return cls(tools, clashes, builder)
+        # No tool ends the credentials of its caller (ADR 0031).
+        withheld = [
+            name for name, endpoint in kept.items() if not served(name, endpoint)
+        ]
+        tools = {
+            name: Tool(name, endpoint, builder, prefix, lock)
+            for name, endpoint in kept.items()
+            if name not in withheld
+        }
+        registry = cls(tools, clashes, builder)
+        registry.withheld = withheld
+        return registry
 
     def __iter__(self) -> Iterator[Tool]:
         return iter(self._tools.values())
