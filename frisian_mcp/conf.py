@@ -235,6 +235,9 @@ class MCPSettings:
         [], _GLOBS, "Tool names to expose (empty: all)."
     )
     EXCLUDE: Setting[list[str]] = Setting([], _GLOBS, "Tool names to hide.")
+    CREDENTIAL_TOOLS: Setting[list[str]] = Setting(
+        [], _GLOBS, "Tools ending the caller's credentials, served anyway."
+    )
     UNMAPPED_FIELD_POLICY: Setting[str] = Setting(
         "WARN", _choice("RAISE", "WARN", "IGNORE"), "A field with no JSON Schema."
     )

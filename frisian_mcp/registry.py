@@ -18,6 +18,7 @@ from typing import Any
 
 from frisian_mcp import arguments, guards, invocation, outcomes
 from frisian_mcp.conf import mcp_settings, on_change
+from frisian_mcp.credentials import served
 from frisian_mcp.discovery import assign_names, get_discovery_backend, selected
 from frisian_mcp.exceptions import ConfigurationError, Forbidden, ToolInputError
 from frisian_mcp.hooks import BaseLayout, ContentResult, layout_class, reachable
@@ -49,6 +50,8 @@ class ToolRegistry:
         self.clashes = list(clashes or [])
         self.builder = builder or SchemaBuilder()
         self._layouts: dict[str, BaseLayout] = {}
+        #: Tools left out because they would end their caller's credentials.
+        self.withheld: list[str] = []
 
     @classmethod
     def from_settings(cls, *, log: bool = True) -> ToolRegistry:
@@ -67,12 +70,23 @@ class ToolRegistry:
         builder, lock = SchemaBuilder(log=log), threading.RLock()
         for problem in getattr(backend, "problems", ()):
             builder.record(problem)
-        tools = {
-            name: Tool(name, endpoint, builder, prefix, lock)
+        kept = {
+            name: endpoint
             for name, endpoint in names.items()
             if selected(name) and reachable(endpoint)  # ADR 0027
         }
-        return cls(tools, clashes, builder)
+        # No tool ends the credentials of its caller (ADR 0031).
+        withheld = [
+            name for name, endpoint in kept.items() if not served(name, endpoint)
+        ]
+        tools = {
+            name: Tool(name, endpoint, builder, prefix, lock)
+            for name, endpoint in kept.items()
+            if name not in withheld
+        }
+        registry = cls(tools, clashes, builder)
+        registry.withheld = withheld
+        return registry
 
     def __iter__(self) -> Iterator[Tool]:
         return iter(self._tools.values())
@@ -158,7 +172,11 @@ class ToolRegistry:
         if arranged is not None:
             found = [*arranged.definitions(seen)]
         else:
-            found = [t.definition() for t in self._tools.values() if seen(t)]
+            found = [
+                t.for_caller(context).definition()
+                for t in self._tools.values()
+                if seen(t)
+            ]
         self.share_schemas()
         return [d for d in found if d is not None]
 
@@ -182,7 +200,7 @@ class ToolRegistry:
         while position < len(tools) and len(result) < size:
             tool = tools[position]
             position += 1
-            definition = tool.definition() if seen(tool) else None
+            definition = tool.for_caller(context).definition() if seen(tool) else None
             if definition is not None:
                 result.append(definition)
         rest = tools[position:]
@@ -201,6 +219,8 @@ class ToolRegistry:
                 return routed
             name, args = routed
         tool = self._tools.get(name)
+        # The caller's own serializer class, where the view picks one (ADR 0031).
+        tool = tool.for_caller(context) if tool is not None else None
         schema = tool.schema if tool is not None else None
         if tool is None or schema is None:
             raise self.unknown_tool(name, self.visible(context))

@@ -29,7 +29,7 @@ from frisian_mcp.jsonschema import parameter_schema, to_json_schema
 from frisian_mcp.pagination import pages
 from frisian_mcp.relations import Relation, record_schema
 from frisian_mcp.spectacular import make_view
-from frisian_mcp.types import ACTIONS, PATH_VARIABLE, Endpoint, SchemaProblem
+from frisian_mcp.types import ACTIONS, PATH_VARIABLE, Endpoint, SchemaProblem, dotted
 
 __all__ = ["SchemaBuilder", "SchemaProblem", "ToolSchema"]
 
@@ -47,6 +47,8 @@ class ToolSchema:
     ``comma_separated`` ones are sent joined. A body field named as a path
     argument is ``body_<name>``; a full update fills the ``path_filled`` ones
     from the path argument when they are left out (docs/listing.md).
+    ``serializer`` is the class a view's own ``get_serializer_class()``
+    chose for it (ADR 0031).
     """
 
     input_schema: dict[str, Any]
@@ -65,6 +67,7 @@ class ToolSchema:
     growing_filters: bool = False
     guessed_body: str | None = None
     path_filled: frozenset[str] = frozenset()
+    serializer: str | None = None
 
     @cached_property
     def declared(self) -> frozenset[str]:
@@ -98,12 +101,19 @@ class SchemaBuilder:
         self._bodies: Bodies = {}
         self._records: dict[tuple[type[Any], type[Any]], dict[str, Any] | None] = {}
 
-    def build(self, endpoint: Endpoint, path_prefix: str) -> ToolSchema | None:
-        """The schema of ``endpoint``'s tool; ``None`` if excluded or broken."""
+    def build(
+        self, endpoint: Endpoint, path_prefix: str, serializer: type[Any] | None = None
+    ) -> ToolSchema | None:
+        """The schema of ``endpoint``'s tool; ``None`` if excluded or broken.
+
+        ``serializer``: the class a caller gets from the view (ADR 0031).
+        """
         patches = {"COMPONENT_SPLIT_REQUEST": True}
         with GENERATOR_STATS.silence(), patched_settings(patches):
             try:
                 view = make_view(endpoint, self.generator)
+                if serializer is not None:
+                    view.get_serializer_class = lambda: serializer
                 auto = spectacular.inspector(
                     view, endpoint, self.generator, path_prefix
                 )
@@ -186,6 +196,7 @@ class SchemaBuilder:
             growing_filters=growing,
             guessed_body=body.guessed,
             path_filled=filled,
+            serializer=_chosen(endpoint, view),
         )
 
     def _or(self, endpoint: Endpoint, make: Callable[[], _T], default: _T) -> _T:
@@ -211,6 +222,20 @@ class SchemaBuilder:
             shape = self._or(endpoint, lambda: _record_shape(found, auto), None)
             self._records[key] = shape
         return self._records[key]
+
+
+def _chosen(endpoint: Endpoint, view: Any) -> str | None:
+    """The serializer class the view chose itself for a body or a record."""
+    body = endpoint.method in ("POST", "PUT", "PATCH")
+    if not (body or endpoint.row.result in ("page", "record")):
+        return None
+    if not spectacular.chooses_serializer(endpoint.view_class):
+        return None
+    try:
+        found = host_call(view.get_serializer_class)
+    except HostError:
+        return None  # the body or the record reports the failure
+    return dotted(found) if isinstance(found, type) else None
 
 
 def _record_shape(serializer: Any, auto: AutoSchema) -> dict[str, Any] | None:

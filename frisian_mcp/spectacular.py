@@ -33,6 +33,8 @@ from frisian_mcp.types import Endpoint
 
 __all__ = [
     "FilterSchemas",
+    "caller_serializer",
+    "chooses_serializer",
     "components",
     "declared_request",
     "excluded",
@@ -110,6 +112,28 @@ def make_view(
     _give_serializer_methods(view)
     _lighten(view)
     return view
+
+
+def chooses_serializer(view_class: type[Any]) -> bool:
+    """Whether the view picks its serializer class per request (its own
+    ``get_serializer_class``)."""
+    own = getattr(view_class, "get_serializer_class", None)
+    return own is not None and own is not GenericAPIView.get_serializer_class
+
+
+def caller_serializer(endpoint: Endpoint, user: Any, auth: Any) -> Any:
+    """What the view's ``get_serializer_class()`` gives one caller (ADR 0031).
+
+    Asked of the view a schema is built on, its request carrying the caller,
+    and no longer drf-spectacular's fake view: a ``swagger_fake_view``
+    branch answers the API's documentation, not a caller. Raises
+    :class:`HostError`.
+    """
+    with GENERATOR_STATS.silence():
+        view = make_view(endpoint)
+    vars(view).pop("swagger_fake_view", None)
+    view.request.user, view.request.auth = user, auth
+    return host_call(view.get_serializer_class)
 
 
 def excluded(endpoint: Endpoint) -> bool:

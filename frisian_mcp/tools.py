@@ -9,31 +9,48 @@ from __future__ import annotations
 import json
 import re
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
 from django.db import models
 
 from frisian_mcp.conf import mcp_settings
+from frisian_mcp.exceptions import HostError
 from frisian_mcp.hooks import call_hooks
 from frisian_mcp.schema import SchemaBuilder, ToolSchema
-from frisian_mcp.types import ACTIONS, Endpoint, Kind, ToolAnnotations, ToolDefinition
+from frisian_mcp.spectacular import caller_serializer, chooses_serializer
+from frisian_mcp.types import (
+    ACTIONS,
+    CallContext,
+    Endpoint,
+    Kind,
+    ToolAnnotations,
+    ToolDefinition,
+    dotted,
+)
 
 __all__ = ["Tool", "lean"]
 
 
 @dataclass
 class Tool:
-    """One MCP tool: a DRF action with a name, metadata and a lazy schema."""
+    """One MCP tool: a DRF action with a name, metadata and a lazy schema.
+
+    ``serializer``: the serializer class a caller gets, for the tool as that
+    caller sees it (:meth:`for_caller`).
+    """
 
     name: str
     endpoint: Endpoint
     builder: SchemaBuilder
     path_prefix: str
     lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
+    serializer: type[Any] | None = None
     _schema: ToolSchema | None = field(default=None, init=False, repr=False)
     _built: bool = field(default=False, init=False, repr=False)
     _definition: ToolDefinition | None = field(default=None, init=False, repr=False)
+    _variants: dict[str, Tool] = field(default_factory=dict, init=False, repr=False)
+    _warned: bool = field(default=False, init=False, repr=False)
 
     @property
     def kind(self) -> Kind:
@@ -57,7 +74,9 @@ class Tool:
         if not self._built:
             with self.lock:
                 if not self._built:
-                    schema = self.builder.build(self.endpoint, self.path_prefix)
+                    schema = self.builder.build(
+                        self.endpoint, self.path_prefix, self.serializer
+                    )
                     for hook in call_hooks():
                         schema = schema and hook.map_schema(self, schema)
                     self._schema, self._built = schema, True
@@ -73,10 +92,54 @@ class Tool:
         """Whether the schema was built and failed (or is excluded): ADR 0010."""
         return self._built and self._schema is None
 
-    def adopt(self, schema: ToolSchema | None) -> None:
-        """Take a schema built elsewhere (another worker, via the cache)."""
+    def adopt(
+        self, schema: ToolSchema | None, serializer: type[Any] | None = None
+    ) -> None:
+        """Take a schema built elsewhere (another worker, via the cache);
+        with ``serializer``, the schema of that class's variant."""
+        tool = self if serializer is None else self.variant(serializer)
         with self.lock:
-            self._schema, self._built, self._definition = schema, True, None
+            tool._schema, tool._built, tool._definition = schema, True, None
+
+    def for_caller(self, context: CallContext | None) -> Tool:
+        """This tool as the caller of ``context`` gets it (ADR 0031).
+
+        A view whose ``get_serializer_class()`` gives this caller another
+        class than the schema was built with is served as that class's
+        :meth:`variant`. When the host's code fails, the built schema stays
+        (a warning, recorded once).
+        """
+        view = self.endpoint.view_class
+        if context is None or self.serializer or not chooses_serializer(view):
+            return self
+        schema = self.schema
+        if schema is None or schema.serializer is None:  # or built from none
+            return self
+        try:
+            found = caller_serializer(self.endpoint, context.user, context.auth)
+        except HostError as exc:
+            if not self._warned:  # once per tool: it may fail for every call
+                self._warned = True
+                self.builder.warn(self.endpoint, exc.error, fatal=False)
+            return self
+        if not isinstance(found, type) or dotted(found) == schema.serializer:
+            return self
+        return self.variant(found)
+
+    def variant(self, serializer: type[Any]) -> Tool:
+        """This tool with the schema of ``serializer``: one per class."""
+        key = dotted(serializer)
+        with self.lock:
+            if key not in self._variants:
+                # Its own schema and definition; the same lock and builder.
+                self._variants[key] = replace(self, serializer=serializer)
+            return self._variants[key]
+
+    @property
+    def variants(self) -> list[Tool]:
+        """The variants made so far (:meth:`variant`)."""
+        with self.lock:
+            return list(self._variants.values())
 
     def subject(self) -> tuple[str, str]:
         """The model's name for messages and its primary key's name."""

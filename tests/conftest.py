@@ -73,9 +73,9 @@ def builds(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     built: list[str] = []
     build = SchemaBuilder.build
 
-    def counted(self: SchemaBuilder, endpoint: Any, prefix: str) -> Any:
+    def counted(self: SchemaBuilder, endpoint: Any, prefix: str, *rest: Any) -> Any:
         built.append(endpoint.path)
-        return build(self, endpoint, prefix)
+        return build(self, endpoint, prefix, *rest)
 
     monkeypatch.setattr(SchemaBuilder, "build", counted)
     return built

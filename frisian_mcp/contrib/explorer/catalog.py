@@ -116,6 +116,7 @@ def detail(registry: ToolRegistry, context: CallContext, name: str) -> Detail | 
     tool = next((t for t in registry if t.name == name), None)
     if tool is None or not registry.visible(context)(tool):
         return None
+    tool = tool.for_caller(context)  # the person's own schema (ADR 0031)
     schema = tool.schema
     if schema is None or "help" not in schema.protocol_arguments:
         return None

@@ -20,16 +20,18 @@ from typing import TYPE_CHECKING, Any
 
 from django.apps import apps
 from django.conf import settings
+from django.utils.module_loading import import_string
 
 import frisian_mcp
 from frisian_mcp.conf import mcp_settings
 from frisian_mcp.contrib.fleet import cache
 from frisian_mcp.exceptions import ConfigurationError
-from frisian_mcp.types import CallContext
+from frisian_mcp.types import CallContext, dotted
 from frisian_mcp.visibility import BaseStore
 
 if TYPE_CHECKING:
     from frisian_mcp.registry import ToolRegistry
+    from frisian_mcp.tools import Tool
 
 __all__ = ["FleetStore", "enabled", "fingerprint", "visible_key"]
 
@@ -72,7 +74,8 @@ class FleetStore(BaseStore):
         """Take built schemas from the shared cache, and put new ones there.
 
         A worker whose fleet already built a schema skips building it; a
-        worker that built more than it found stores what it has.
+        worker that built more than it found stores what it has. A tool's
+        variants (ADR 0031) are kept by tool and serializer class.
         """
         if cache.backend() is None:
             return
@@ -86,9 +89,16 @@ class FleetStore(BaseStore):
                 for tool in registry:
                     if not tool.built and tool.name in schemas:
                         tool.adopt(schemas[tool.name])
+                _adopt_variants(registry, schemas)
                 registry.builder.problems.extend(problems)
                 self._stored = len(schemas)
-        built = {t.name: t for t in registry if t.built}
+        built: dict[Any, Tool] = {t.name: t for t in registry if t.built}
+        built.update(
+            ((t.name, *_variant_key(v.serializer)), v)
+            for t in registry
+            for v in t.variants
+            if v.built and v.serializer is not None
+        )
         if len(built) > self._stored:
             # A copy without the schema's cached, derived attributes.
             schemas = {
@@ -112,6 +122,33 @@ class FleetStore(BaseStore):
         names = probe()
         cache.store(key, names, ttl / 1000)
         return names
+
+
+def _variant_key(serializer: type[Any]) -> tuple[str, str]:
+    """A variant's serializer class (ADR 0031): its dotted path and a digest
+    of its code, which the fingerprint of the views may not cover."""
+    files = sorted({_source(cls.__module__) for cls in serializer.__mro__} - {""})
+    code = hashlib.sha256(b"".join(_file_digest(path) for path in files))
+    return dotted(serializer), code.hexdigest()[:32]
+
+
+def _adopt_variants(registry: ToolRegistry, schemas: dict[Any, Any]) -> None:
+    """Adopt the variants' schemas whose class imports here, unchanged."""
+    for key, schema in schemas.items():
+        if not isinstance(key, tuple) or len(key) != 3:
+            continue
+        tool = registry.get(key[0])
+        try:
+            serializer = import_string(key[1])
+        except ImportError:  # a class no dotted path reaches: built here
+            continue
+        if (
+            tool is not None
+            and isinstance(serializer, type)
+            and _variant_key(serializer) == key[1:]
+            and not tool.variant(serializer).built
+        ):
+            tool.adopt(schema, serializer)
 
 
 def visible_key(fingerprint: str, context: CallContext) -> str:

@@ -64,6 +64,11 @@ class Command(BaseCommand):
                 if problem.fatal
                 else f"Degraded {problem.view}.{problem.action}: {problem.error}"
             )
+        for name in registry.withheld:
+            self.stderr.write(
+                f"Left out {name}: it would end its caller's credentials "
+                "(CREDENTIAL_TOOLS serves it)."
+            )
         elapsed = time.perf_counter() - started
         if options["tool"]:
             self._print_one(options["tool"], flat, definitions)
