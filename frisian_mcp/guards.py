@@ -8,17 +8,15 @@ the empty-write and query-length guards. No message repeats a caller value.
 from __future__ import annotations
 
 import difflib
-import json
 from collections.abc import Mapping
 from typing import Any
-
-from jsonschema import Draft202012Validator
 
 from frisian_mcp import arguments, query, references
 from frisian_mcp.examples import schema_types
 from frisian_mcp.exceptions import LIST_LIMIT, ToolInputError, few, plain_name
 from frisian_mcp.schema import ToolSchema
 from frisian_mcp.types import KINDS, Call, ErrorCode, FieldError, Kind
+from frisian_mcp.validation import as_object, coerce
 from frisian_mcp.validation import problems as schema_problems
 
 __all__ = ["BULK_BODY_KEYS", "check"]
@@ -47,7 +45,7 @@ def check(
     call = Call(_path_kwargs(schema, args), arguments=args)
     call.input_schema = schema.input_schema
     args = arguments.without_client_keys(schema.declared, args)
-    args = _path_ids(schema, coerce(schema.input_schema, args))
+    args = _path_ids(schema, coerce(schema.input_schema, args, BULK_BODY_KEYS))
     try:
         found = _validate(schema, args)
         options, rest = arguments.split(schema.protocol_arguments, args)
@@ -84,30 +82,6 @@ def check(
     return call
 
 
-def coerce(schema: Mapping[str, Any], args: Mapping[str, Any]) -> dict[str, Any]:
-    """Parse JSON text sent where the schema wants an object or array.
-
-    Only when the string is not valid as it is, parses, and has a type the
-    property accepts: a numeric string for an id stays a string.
-    """
-    properties = schema.get("properties") or {}
-    result = dict(args)
-    for name, value in args.items():
-        parsed = _json_container(value) if isinstance(value, str) else None
-        if parsed is None:
-            continue
-        prop = properties.get(name)
-        if isinstance(prop, Mapping):
-            wanted = "object" if isinstance(parsed, dict) else "array"
-            if wanted in schema_types(prop) and not (
-                Draft202012Validator(prop).is_valid(value)
-            ):
-                result[name] = parsed
-        elif name in BULK_BODY_KEYS and isinstance(parsed, list):
-            result[name] = parsed
-    return result
-
-
 def _validate(schema: ToolSchema, args: Mapping[str, Any]) -> list[FieldError]:
     return references.restate(schema, schema_problems(schema.validator, args))
 
@@ -117,7 +91,7 @@ def _check_undeclared(
 ) -> None:
     """Refuse undeclared arguments, reported together with ``found``."""
     undeclared = [key for key in args if key not in schema.declared]
-    wrappers = [k for k in undeclared if isinstance(_as_object(args[k]), Mapping)]
+    wrappers = [k for k in undeclared if isinstance(as_object(args[k]), Mapping)]
     if wrappers:
         raise _wrapper_error(tool, schema, args, wrappers, undeclared, found)
     if undeclared:
@@ -156,7 +130,7 @@ def _wrapper_error(
     found: list[FieldError],
 ) -> ToolInputError:
     key, fields = wrappers[0], _body_fields(schema)
-    inner = _as_object(args[key])
+    inner = as_object(args[key])
     wrapped = [name for name in inner if name in schema.declared]
     shown = _show_key(key)
     advice = (
@@ -282,9 +256,8 @@ def _checked_items(
     failures: list[tuple[int, ToolInputError]] = []
     bodies = []
     for index, raw in enumerate(items):
-        item = coerce(
-            schema.input_schema, arguments.without_client_keys(schema.declared, raw)
-        )
+        raw = arguments.without_client_keys(schema.declared, raw)
+        item = coerce(schema.input_schema, raw, BULK_BODY_KEYS)
         try:
             _check_undeclared(tool, schema, item, _validate(schema, item))
             body = _body(schema, item)
@@ -376,22 +349,6 @@ def _path_ids(schema: ToolSchema, args: dict[str, Any]) -> dict[str, Any]:
 
 def _blank(value: Any) -> bool:
     return not value.strip() if isinstance(value, str) else value in (None, [], {})
-
-
-def _as_object(value: Any) -> Any:
-    parsed = _json_container(value) if isinstance(value, str) else None
-    return parsed if isinstance(parsed, Mapping) else value
-
-
-def _json_container(text: str) -> Any:
-    stripped = text.strip()
-    if not stripped or stripped[0] not in "[{":
-        return None
-    try:
-        value = json.loads(stripped)
-    except (ValueError, RecursionError):
-        return None
-    return value if isinstance(value, dict | list) else None
 
 
 def _show_key(key: object) -> str:
