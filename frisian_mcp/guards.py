@@ -11,6 +11,8 @@ import difflib
 from collections.abc import Mapping
 from typing import Any
 
+from jsonschema import Draft202012Validator
+
 from frisian_mcp import arguments, query, references
 from frisian_mcp.examples import schema_types
 from frisian_mcp.exceptions import LIST_LIMIT, ToolInputError, few, plain_name
@@ -62,24 +64,48 @@ def check(
         if kind == Kind.UPDATE:  # a record sent back: its read-only fields
             echoed = [k for k in rest if k not in schema.declared]
             call.echoed = {k: rest.pop(k) for k in echoed if k in schema.record_fields}
+        to_query, to_body = _unchecked(schema, rest, call)
         _check_undeclared(tool, schema, rest, found)
         call.listing = listing = arguments.list_state(tool, options, caller)
         call.paged = "page" in schema.protocol_arguments
-        if listing.filters or schema.query_arguments:  # else: no query string
+        if listing.filters or schema.query_arguments or to_query:
             growing, joined = query.growing_filters(
                 schema, listing.filters, live, call.path_kwargs
             )
             _check_undeclared(tool, schema, {}, growing)
-            call.query = query.pairs(tool, schema, rest, listing, joined)
+            call.query = query.pairs(tool, schema, rest, listing, joined, to_query)
         if schema.body_argument is not None:
             call.body = rest.get(schema.body_argument)
-        elif schema.body_fields:
-            call.body = _body(schema, rest)
+        elif schema.body_fields or to_body:
+            call.body = {**_body(schema, rest), **to_body}
             if kind == Kind.CREATE:
                 _check_not_empty(tool, schema, call.body)
     except ToolInputError as exc:
         call.error = exc
     return call
+
+
+def _unchecked(
+    schema: ToolSchema, args: dict[str, Any], call: Call
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Take from ``args`` what a tool whose schema is a guess passes to the
+    view unchecked (ADR 0030): ``(to the query, to the body)``. Never an
+    object (a wrapper) nor a protocol argument of another kind of tool."""
+    where, passed = schema.unchecked_to, {}
+    if where is not None:
+        rule = Draft202012Validator(
+            schema.input_schema.get("additionalProperties", True)
+        )
+        passed = {
+            key: args.pop(key)
+            for key, value in list(args.items())
+            if key not in schema.declared
+            and key not in arguments.NAMES
+            and rule.is_valid(value)
+            and not isinstance(as_object(value), Mapping)
+        }
+    call.unchecked = [plain_name(key) or "<key>" for key in passed]
+    return (passed, {}) if where == "query" else ({}, passed)
 
 
 def _validate(schema: ToolSchema, args: Mapping[str, Any]) -> list[FieldError]:
@@ -227,6 +253,8 @@ def _bulk_items(
                 "alone, or the fields of one object flat."
             )
         return None
+    if schema.unchecked_to is not None and not KINDS[kind].bulk:
+        return None  # the view's own body, sent unchecked (ADR 0030)
     if not KINDS[kind].bulk or schema.path_arguments:
         raise refuse(
             f"{tool} does not take a list of objects; bulk bodies work with create "

@@ -19,10 +19,12 @@ from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.plumbing import (
     ComponentRegistry,
     force_instance,
+    is_serializer,
     is_versioning_supported,
     modify_for_versioning,
 )
 from drf_spectacular.settings import patched_settings, spectacular_settings
+from drf_spectacular.utils import OpenApiParameter
 from rest_framework.generics import GenericAPIView
 from rest_framework.versioning import NamespaceVersioning
 
@@ -33,12 +35,15 @@ from frisian_mcp.types import Endpoint
 
 __all__ = [
     "FilterSchemas",
+    "chosen_for_action",
     "components",
+    "declared_parameters",
     "declared_request",
     "excluded",
     "filter_sets",
     "grows_filters",
     "guessed_request",
+    "inferred_request",
     "inspector",
     "instance_filters",
     "live_filters",
@@ -179,8 +184,34 @@ def declared_request(auto: AutoSchema) -> bool:
     if auto.__class__.get_request_serializer is AutoSchema.get_request_serializer:
         return False
     declared = host_call(lambda: force_instance(auto.get_request_serializer()))
-    inferred = host_call(lambda: force_instance(auto._get_serializer()))
-    return type(declared) is not type(inferred)
+    return type(declared) is not type(inferred_request(auto))
+
+
+def inferred_request(auto: AutoSchema) -> Any:
+    """The serializer the view itself gives (``get_serializer()``), if any."""
+    return host_call(lambda: force_instance(auto._get_serializer()))
+
+
+def chosen_for_action(view: Any, auto: AutoSchema) -> bool:
+    """Whether the view's serializer is one it picks for its action (the
+    host's declaration), not the default an unknown action gets (a guess)."""
+    action, own = getattr(view, "action", None), type(inferred_request(auto))
+    if action is None:
+        return False
+    view.action = "frisian_mcp_no_such_action"
+    try:
+        return own is not type(inferred_request(auto))
+    finally:
+        view.action = action
+
+
+def declared_parameters(auto: AutoSchema) -> bool:
+    """Whether ``@extend_schema(parameters=...)`` declares query parameters."""
+    return any(
+        is_serializer(p)
+        or (isinstance(p, OpenApiParameter) and p.location == OpenApiParameter.QUERY)
+        for p in host_call(auto.get_override_parameters)
+    )
 
 
 def guessed_request(auto: AutoSchema) -> bool:
