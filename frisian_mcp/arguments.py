@@ -242,21 +242,27 @@ def _token_error(tool: str, reason: str) -> ToolInputError:
 def finish(
     tool: str, kind: Kind, call: Call, structured: JSONObject, caller: str
 ) -> JSONObject:
-    """Project records onto ``filter_keys``; add a page's ``next_token``."""
+    """Project records onto ``filter_keys``; add a page's ``next_token``,
+    and the names of the arguments sent unchecked (ADR 0030)."""
     listing = call.listing
     keys = listing.filter_keys
     rows = structured.get("results") if call.paged else None
     if not isinstance(rows, list):
-        projected: JSONObject = _project(structured, keys)
-        return projected
-    if keys:
-        structured["results"] = [_project(row, keys) for row in rows]
-    if structured.get("has_more") is True:
-        page = int(structured.get("page", listing.page)) + 1
-        size = int(structured.get("page_size", listing.page_size))
-        payload: JSONObject = {"t": tool, "u": caller, "f": listing.filters}
-        payload.update(k=keys, p=page, s=size)
-        structured["next_token"] = sign("continuation_token", payload)
+        structured = _project(structured, keys)
+    else:
+        if keys:
+            structured["results"] = [_project(row, keys) for row in rows]
+        if structured.get("has_more") is True:
+            page = int(structured.get("page", listing.page)) + 1
+            size = int(structured.get("page_size", listing.page_size))
+            payload: JSONObject = {"t": tool, "u": caller, "f": listing.filters}
+            payload.update(k=keys, p=page, s=size)
+            structured["next_token"] = sign("continuation_token", payload)
+    if call.unchecked:
+        # A view's own "unchecked" key stays its own, under "result".
+        if "unchecked" in structured:
+            structured = {"result": structured}
+        structured["unchecked"] = call.unchecked
     return structured
 
 

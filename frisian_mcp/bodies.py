@@ -1,9 +1,9 @@
 """Request bodies: the serializer drf-spectacular finds, or the operator's.
 
 ``request_bodies`` (``VIEWSET_OPTIONS`` or ``mcp_request_bodies``) declares
-an action's JSON body where the host's OpenAPI is wrong or guessed; a body
-spectacular guessed from the viewset's ``serializer_class`` is marked, so a
-check can name it (W009).
+an action's JSON body where the host's OpenAPI is wrong or guessed. A body
+spectacular guessed is ``unchecked``: keys beyond it reach the view (ADR
+0030); where the guess is likely wrong, a check names it (W009).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from frisian_mcp.discovery import query_parameter, viewset_option
 from frisian_mcp.exceptions import ConfigurationError, host_call
 from frisian_mcp.jsonschema import drop_required, schema_problem, to_json_schema
 from frisian_mcp.relations import Relation, argument_schema
-from frisian_mcp.types import Endpoint, Kind, dotted
+from frisian_mcp.types import ACTIONS, Endpoint, Kind, dotted
 
 if TYPE_CHECKING:
     from frisian_mcp.schema import ToolSchema
@@ -55,8 +55,9 @@ _FLAT = frozenset(
 class BodySchema:
     """A request body as top-level properties, or as one ``argument``.
 
-    ``guessed``: the ``serializer_class`` drf-spectacular guessed the body
-    of a custom action from, the action declaring none.
+    ``unchecked``: the body is a guess, so keys beyond it go to the view
+    unchecked (ADR 0030); ``guessed``: the serializer it was guessed from;
+    ``warning``: why W009 names it, and the serializer its hint suggests.
     """
 
     properties: Mapping[str, Any] = field(default_factory=dict)
@@ -65,6 +66,8 @@ class BodySchema:
     argument: str | None = None
     defs: Mapping[str, Any] = field(default_factory=dict)
     guessed: str | None = None
+    unchecked: bool = False
+    warning: tuple[str, str] | None = None
 
 
 #: Serializer bodies by (view class, serializer class), mapped once.
@@ -74,13 +77,17 @@ Bodies = dict[tuple[type[Any], type[Any]], BodySchema]
 def request_body(
     endpoint: Endpoint, view: Any, auto: AutoSchema, cache: Bodies
 ) -> BodySchema:
-    """The body ``endpoint``'s tool sends: declared, or the serializer's."""
-    if endpoint.method not in ("POST", "PUT", "PATCH"):
+    """The body ``endpoint``'s tool sends: declared, the serializer's, or a guess."""
+    if endpoint.method not in ("POST", "PUT", "PATCH", "DELETE"):
         return BodySchema()
     declared = declared_body(endpoint)
     if declared is not None:
         return declared
-    serializer = spectacular.serializer(view, auto.get_request_serializer)
+    if endpoint.method == "DELETE":
+        if spectacular.guessed_request(auto):  # DRF's destroy reads none
+            return BodySchema(unchecked=not endpoint.stock)
+        return _body(view, auto, _request_serializer(view, auto), cache)
+    serializer = _request_serializer(view, auto)
     body = _body(view, auto, serializer, cache)
     partial = endpoint.method == "PATCH" and body.argument is None
     if partial or _allocates(endpoint, auto):
@@ -94,15 +101,81 @@ def request_body(
         defs = {k: drop_required(v) for k, v in body.defs.items()}
         kept = body.required if body.argument else ()  # a list body is sent
         body = replace(body, properties=props, required=kept, defs=defs)
-    if endpoint.kind != Kind.ACTION or not is_serializer(serializer):
-        return body
+    if endpoint.kind != Kind.ACTION:
+        return _stock_body(endpoint, auto, serializer, body)
     if not spectacular.declared_request(auto):
         # An inferred body the action may not even read.
         body = replace(body, required=())
-    own = getattr(type(view), "serializer_class", None)
-    if type(serializer) is own and spectacular.guessed_request(auto):
-        body = replace(body, guessed=own.__qualname__)
-    return body
+    if (
+        body.argument is not None
+        or not spectacular.guessed_request(auto)
+        or spectacular.chosen_for_action(view, auto)
+    ):
+        return body
+    return _guessed(endpoint, serializer, body)
+
+
+def _request_serializer(view: Any, auto: AutoSchema) -> Any:
+    return spectacular.serializer(view, auto.get_request_serializer)
+
+
+def _guessed(endpoint: Endpoint, serializer: Any, body: BodySchema) -> BodySchema:
+    """A custom action's guessed body, open to keys beyond it (ADR 0030).
+
+    W009 names it where the serializer serves more than this handler: a
+    viewset's, or a generic view's that has stock actions. A plain view's
+    own ``serializer_class`` is the serializer DRF documents for its input.
+    """
+    if not is_serializer(serializer):
+        return replace(body, unchecked=True)
+    name = type(serializer).__qualname__
+    body = replace(body, unchecked=True, guessed=name)
+    cls = endpoint.view_class
+    if endpoint.actions is None and not any(
+        issubclass(cls, action.mixin) for action in ACTIONS.values()
+    ):
+        return body
+    own = type(serializer) is getattr(cls, "serializer_class", None)
+    source = "serializer_class" if own else "get_serializer_class()"
+    reason = (
+        f"takes the fields of {name} as a guess: drf-spectacular guessed the "
+        f"body of {dotted(cls)}.{endpoint.handler_name} from the view's {source}"
+    )
+    return replace(body, warning=(reason, name))
+
+
+def _stock_body(
+    endpoint: Endpoint, auto: AutoSchema, serializer: Any, body: BodySchema
+) -> BodySchema:
+    """A stock action's body: unchecked where the OpenAPI declares another
+    than the view's serializer; W009 where DRF's own handler validates with
+    the view's, so the declaration is surely wrong."""
+    if not spectacular.declared_request(auto):
+        return body
+    runs = spectacular.inferred_request(auto)
+    fields = [_writable(s) for s in (serializer, runs)]
+    if None in fields or fields[0] == fields[1]:
+        return body
+    declared, validating = (type(s).__qualname__ for s in (serializer, runs))
+    body = replace(body, required=(), unchecked=True, guessed=declared)
+    if not endpoint.stock:  # its own handler may read either
+        return body
+    reason = (
+        f"takes the fields of {declared}, the body the OpenAPI declares for "
+        f"{dotted(endpoint.view_class)}.{endpoint.handler_name}, but the view "
+        f"validates it with {validating}"
+    )
+    return replace(body, warning=(reason, validating))
+
+
+def _writable(serializer: Any) -> frozenset[str] | None:
+    """The names a (non-list) serializer writes; ``None`` if it is none."""
+    if not is_serializer(serializer) or isinstance(
+        serializer, serializers.ListSerializer
+    ):
+        return None
+    fields: Any = host_call(getattr, serializer, "fields")
+    return frozenset(name for name, f in fields.items() if not f.read_only)
 
 
 def declared_body(endpoint: Endpoint) -> BodySchema | None:
@@ -174,22 +247,23 @@ def declared_problems(view_class: type[Any]) -> list[str]:
 def guessed_warnings(
     tool: str, endpoint: Endpoint, schema: ToolSchema | None
 ) -> list[checks.CheckMessage]:
-    """W009 (of a built schema): an action's body guessed from the viewset's."""
-    guessed = schema.guessed_body if schema is not None else None
-    if guessed is None:
+    """W009 (of a built schema): a body that is a guess (ADR 0030)."""
+    warning = schema.body_warning if schema is not None else None
+    if warning is None:
         return []
+    reason, serializer = warning
     cls, handler = endpoint.view_class, endpoint.handler_name
     view = dotted(cls)
     message = (
-        f"The tool {tool} takes the fields of {guessed}: drf-spectacular "
-        f"guessed the body of {view}.{handler} from the viewset's "
-        "serializer_class, so keys the action reads beyond them are refused."
+        f"The tool {tool} {reason}. Keys beyond those fields reach the view "
+        "unchecked, and the fields it names are checked by that serializer's "
+        "rules."
     )
     hint = (
         f"Declare the body {handler} reads: FRISIAN_MCP['VIEWSET_OPTIONS']"
         f"[{view!r}]['request_bodies'][{handler!r}] = a JSON Schema (or "
         "mcp_request_bodies on the class), or @extend_schema(request=...) on "
-        f"the action (request={guessed} if it reads those fields)."
+        f"the action (request={serializer} if it reads those fields)."
     )
     return [checks.Warning(message, hint=hint, obj=view, id="frisian_mcp.W009")]
 

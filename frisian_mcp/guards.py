@@ -8,7 +8,6 @@ the empty-write and query-length guards. No message repeats a caller value.
 from __future__ import annotations
 
 import difflib
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -19,6 +18,7 @@ from frisian_mcp.examples import schema_types
 from frisian_mcp.exceptions import LIST_LIMIT, ToolInputError, few, plain_name
 from frisian_mcp.schema import ToolSchema
 from frisian_mcp.types import KINDS, Call, ErrorCode, FieldError, Kind
+from frisian_mcp.validation import as_object, coerce
 from frisian_mcp.validation import problems as schema_problems
 
 __all__ = ["BULK_BODY_KEYS", "check"]
@@ -47,7 +47,7 @@ def check(
     call = Call(_path_kwargs(schema, args), arguments=args)
     call.input_schema = schema.input_schema
     args = arguments.without_client_keys(schema.declared, args)
-    args = _path_ids(schema, coerce(schema.input_schema, args))
+    args = _path_ids(schema, coerce(schema.input_schema, args, BULK_BODY_KEYS))
     try:
         found = _validate(schema, args)
         options, rest = arguments.split(schema.protocol_arguments, args)
@@ -64,19 +64,20 @@ def check(
         if kind == Kind.UPDATE:  # a record sent back: its read-only fields
             echoed = [k for k in rest if k not in schema.declared]
             call.echoed = {k: rest.pop(k) for k in echoed if k in schema.record_fields}
+        to_query, to_body = _unchecked(schema, rest, call)
         _check_undeclared(tool, schema, rest, found)
         call.listing = listing = arguments.list_state(tool, options, caller)
         call.paged = "page" in schema.protocol_arguments
-        if listing.filters or schema.query_arguments:  # else: no query string
+        if listing.filters or schema.query_arguments or to_query:
             growing, joined = query.growing_filters(
                 schema, listing.filters, live, call.path_kwargs
             )
             _check_undeclared(tool, schema, {}, growing)
-            call.query = query.pairs(tool, schema, rest, listing, joined)
+            call.query = query.pairs(tool, schema, rest, listing, joined, to_query)
         if schema.body_argument is not None:
             call.body = rest.get(schema.body_argument)
-        elif schema.body_fields:
-            call.body = _body(schema, rest)
+        elif schema.body_fields or to_body:
+            call.body = {**_body(schema, rest), **to_body}
             if kind == Kind.CREATE:
                 _check_not_empty(tool, schema, call.body)
     except ToolInputError as exc:
@@ -84,28 +85,27 @@ def check(
     return call
 
 
-def coerce(schema: Mapping[str, Any], args: Mapping[str, Any]) -> dict[str, Any]:
-    """Parse JSON text sent where the schema wants an object or array.
-
-    Only when the string is not valid as it is, parses, and has a type the
-    property accepts: a numeric string for an id stays a string.
-    """
-    properties = schema.get("properties") or {}
-    result = dict(args)
-    for name, value in args.items():
-        parsed = _json_container(value) if isinstance(value, str) else None
-        if parsed is None:
-            continue
-        prop = properties.get(name)
-        if isinstance(prop, Mapping):
-            wanted = "object" if isinstance(parsed, dict) else "array"
-            if wanted in schema_types(prop) and not (
-                Draft202012Validator(prop).is_valid(value)
-            ):
-                result[name] = parsed
-        elif name in BULK_BODY_KEYS and isinstance(parsed, list):
-            result[name] = parsed
-    return result
+def _unchecked(
+    schema: ToolSchema, args: dict[str, Any], call: Call
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Take from ``args`` what a tool whose schema is a guess passes to the
+    view unchecked (ADR 0030): ``(to the query, to the body)``. Never an
+    object (a wrapper) nor a protocol argument of another kind of tool."""
+    where, passed = schema.unchecked_to, {}
+    if where is not None:
+        rule = Draft202012Validator(
+            schema.input_schema.get("additionalProperties", True)
+        )
+        passed = {
+            key: args.pop(key)
+            for key, value in list(args.items())
+            if key not in schema.declared
+            and key not in arguments.NAMES
+            and rule.is_valid(value)
+            and not isinstance(as_object(value), Mapping)
+        }
+    call.unchecked = [plain_name(key) or "<key>" for key in passed]
+    return (passed, {}) if where == "query" else ({}, passed)
 
 
 def _validate(schema: ToolSchema, args: Mapping[str, Any]) -> list[FieldError]:
@@ -117,7 +117,7 @@ def _check_undeclared(
 ) -> None:
     """Refuse undeclared arguments, reported together with ``found``."""
     undeclared = [key for key in args if key not in schema.declared]
-    wrappers = [k for k in undeclared if isinstance(_as_object(args[k]), Mapping)]
+    wrappers = [k for k in undeclared if isinstance(as_object(args[k]), Mapping)]
     if wrappers:
         raise _wrapper_error(tool, schema, args, wrappers, undeclared, found)
     if undeclared:
@@ -156,7 +156,7 @@ def _wrapper_error(
     found: list[FieldError],
 ) -> ToolInputError:
     key, fields = wrappers[0], _body_fields(schema)
-    inner = _as_object(args[key])
+    inner = as_object(args[key])
     wrapped = [name for name in inner if name in schema.declared]
     shown = _show_key(key)
     advice = (
@@ -253,6 +253,8 @@ def _bulk_items(
                 "alone, or the fields of one object flat."
             )
         return None
+    if schema.unchecked_to is not None and not KINDS[kind].bulk:
+        return None  # the view's own body, sent unchecked (ADR 0030)
     if not KINDS[kind].bulk or schema.path_arguments:
         raise refuse(
             f"{tool} does not take a list of objects; bulk bodies work with create "
@@ -282,9 +284,8 @@ def _checked_items(
     failures: list[tuple[int, ToolInputError]] = []
     bodies = []
     for index, raw in enumerate(items):
-        item = coerce(
-            schema.input_schema, arguments.without_client_keys(schema.declared, raw)
-        )
+        raw = arguments.without_client_keys(schema.declared, raw)
+        item = coerce(schema.input_schema, raw, BULK_BODY_KEYS)
         try:
             _check_undeclared(tool, schema, item, _validate(schema, item))
             body = _body(schema, item)
@@ -376,22 +377,6 @@ def _path_ids(schema: ToolSchema, args: dict[str, Any]) -> dict[str, Any]:
 
 def _blank(value: Any) -> bool:
     return not value.strip() if isinstance(value, str) else value in (None, [], {})
-
-
-def _as_object(value: Any) -> Any:
-    parsed = _json_container(value) if isinstance(value, str) else None
-    return parsed if isinstance(parsed, Mapping) else value
-
-
-def _json_container(text: str) -> Any:
-    stripped = text.strip()
-    if not stripped or stripped[0] not in "[{":
-        return None
-    try:
-        value = json.loads(stripped)
-    except (ValueError, RecursionError):
-        return None
-    return value if isinstance(value, dict | list) else None
 
 
 def _show_key(key: object) -> str:

@@ -14,7 +14,7 @@ from urllib.parse import urlencode
 from jsonschema import Draft202012Validator
 
 from frisian_mcp.conf import mcp_settings
-from frisian_mcp.exceptions import ToolInputError
+from frisian_mcp.exceptions import ToolInputError, plain_name
 from frisian_mcp.schema import ToolSchema
 from frisian_mcp.spectacular import FilterSchemas
 from frisian_mcp.types import ErrorCode, FieldError, ListState
@@ -33,19 +33,22 @@ def pairs(
     rest: Mapping[str, Any],
     listing: ListState,
     joined: frozenset[str] = frozenset(),
+    unchecked: Mapping[str, Any] | None = None,
 ) -> list[tuple[str, str]]:
     """The query string's ``(name, value)`` pairs, within the length cap.
 
     A list is sent as REST sends it to its parameter: comma-joined where the
     schema (or ``joined``, of per-instance filters) says so, else repeated.
+    ``unchecked``: parameters nobody declared, sent as they are (ADR 0030).
     """
     query: list[tuple[str, str]] = []
     sources = {}
     joined = joined | schema.comma_separated
-    for name, parameter in schema.query_arguments.items():
-        if name in rest:
-            query.extend(_pairs(parameter, rest[name], joined))
-            sources[parameter] = name
+    sent = [(a, p, rest[a]) for a, p in schema.query_arguments.items() if a in rest]
+    sent += [(plain_name(k) or "<key>", k, v) for k, v in (unchecked or {}).items()]
+    for argument, parameter, value in sent:
+        query.extend(_pairs(parameter, value, joined))
+        sources[parameter] = argument
     for key, value in listing.filters.items():
         query.extend(_pairs(key, value, joined))
         sources[key] = f"filters.{key}"

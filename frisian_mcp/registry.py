@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 import functools
 import itertools
+import json
 import threading
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -249,6 +250,9 @@ class ToolRegistry:
         try:
             answer = invocation.run(tool, call, context)
             if isinstance(answer.data, ContentResult):
+                if call.unchecked:  # said beside the file (ADR 0030)
+                    text = json.dumps({"unchecked": call.unchecked})
+                    answer.data["content"].append({"type": "text", "text": text})
                 return answer.data  # a file's content blocks (ADR 0027)
             noun, pk = tool.subject()
             result = outcomes.result(

@@ -29,7 +29,7 @@ from frisian_mcp.jsonschema import parameter_schema, to_json_schema
 from frisian_mcp.pagination import pages
 from frisian_mcp.relations import Relation, record_schema
 from frisian_mcp.spectacular import make_view
-from frisian_mcp.types import ACTIONS, PATH_VARIABLE, Endpoint, SchemaProblem, dotted
+from frisian_mcp.types import PATH_VARIABLE, Endpoint, SchemaProblem, dotted
 
 __all__ = ["SchemaBuilder", "SchemaProblem", "ToolSchema"]
 
@@ -49,6 +49,9 @@ class ToolSchema:
     from the path argument when they are left out (docs/listing.md).
     ``serializer`` is the class a view's own ``get_serializer_class()``
     chose for it (ADR 0031).
+    ``unchecked_to``: where a tool whose schema is a guess sends undeclared
+    arguments, unchecked (``"body"`` or ``"query"``, ADR 0030); its body was
+    ``guessed_body`` from that serializer, and W009 says ``body_warning``.
     """
 
     input_schema: dict[str, Any]
@@ -68,6 +71,8 @@ class ToolSchema:
     guessed_body: str | None = None
     path_filled: frozenset[str] = frozenset()
     serializer: str | None = None
+    unchecked_to: str | None = None
+    body_warning: tuple[str, str] | None = None
 
     @cached_property
     def declared(self) -> frozenset[str]:
@@ -77,8 +82,10 @@ class ToolSchema:
     @cached_property
     def field_names(self) -> frozenset[str] | None:
         """The names a host's field error may use; ``None`` for a body
-        sent whole as one argument, whose keys the schema need not list."""
-        return self.declared if self.body_argument is None else None
+        sent whole as one argument, whose keys the schema need not list,
+        and for a tool that takes undeclared arguments."""
+        closed = self.body_argument is None and self.unchecked_to is None
+        return self.declared if closed else None
 
     @cached_property
     def validator(self) -> Draft202012Validator:
@@ -170,7 +177,8 @@ class SchemaBuilder:
         for name, schema in protocol.items():
             properties.setdefault(name, schema)
         input_schema: dict[str, Any] = {"type": "object", "properties": properties}
-        input_schema["additionalProperties"] = False
+        unchecked = _unchecked_to(endpoint, auto, body)
+        input_schema["additionalProperties"] = _OPEN.get(unchecked or "", False)
         if required:
             input_schema["required"] = list(dict.fromkeys(required))
         if defs:
@@ -192,11 +200,13 @@ class SchemaBuilder:
             protocol_arguments=tuple(protocol),
             comma_separated=frozenset(url.joined),
             record_fields=record_fields,
-            output_schema=output_schema(endpoint, record),
+            output_schema=output_schema(endpoint, record, unchecked=bool(unchecked)),
             growing_filters=growing,
             guessed_body=body.guessed,
             path_filled=filled,
             serializer=_chosen(endpoint, view),
+            unchecked_to=unchecked,
+            body_warning=body.warning,
         )
 
     def _or(self, endpoint: Endpoint, make: Callable[[], _T], default: _T) -> _T:
@@ -303,24 +313,42 @@ def _url_arguments(
     return url
 
 
+def _unchecked_to(endpoint: Endpoint, auto: AutoSchema, body: BodySchema) -> str | None:
+    """Where the tool sends undeclared arguments, if anywhere (ADR 0030).
+
+    A guessed body takes them; so does the query of a GET action, unless
+    ``query_parameters`` or ``@extend_schema(parameters=...)`` declare it.
+    """
+    if body.unchecked:
+        return "body"
+    if endpoint.category != "safe_action" or endpoint.method != "GET":
+        return None
+    declared = declared_query_parameters(endpoint)
+    return None if declared or spectacular.declared_parameters(auto) else "query"
+
+
+#: The root ``additionalProperties`` of a tool open to undeclared arguments:
+#: anything but an object (a wrapper, ADR 0002); a query takes plain values.
+_OPEN: dict[str, Any] = {
+    "body": {"type": ["string", "number", "boolean", "null", "array"]},
+    "query": {
+        "type": ["string", "number", "boolean", "array"],
+        "items": {"type": ["string", "number", "boolean"]},
+    },
+}
+
+
 def output_schema(
-    endpoint: Endpoint, record: dict[str, Any] | None
+    endpoint: Endpoint, record: dict[str, Any] | None, *, unchecked: bool = False
 ) -> dict[str, Any] | None:
     """The outputSchema of a tool whose action is DRF's stock one.
 
     Beside its primary shape: a ``help`` document and, for writes, a
-    ``validation`` report (``mode: "validate"``).
+    ``validation`` report (``mode: "validate"``). A tool that takes
+    undeclared arguments names them in ``unchecked`` (ADR 0030).
     """
-    action = ACTIONS.get(endpoint.action)
-    cls = endpoint.view_class
-    if action is None or not issubclass(cls, action.mixin):
-        return None
-    # partial_update is stock only when the update it calls is.
-    method = "update" if endpoint.action == "partial_update" else endpoint.action
     row = endpoint.row
-    if getattr(cls, method) is not getattr(action.mixin, method) or (
-        row.result != "deleted" and record is None
-    ):
+    if not endpoint.stock or (row.result != "deleted" and record is None):
         return None
     records = {"type": "array", "items": record}
     if row.result == "page":
@@ -338,7 +366,19 @@ def output_schema(
     shapes.append(_obj({"help": {"type": "object"}}, ["help"]))
     if "mode" in row.arguments:
         shapes.append(_obj({"validation": {"type": "object"}}, ["validation"]))
+    if unchecked:
+        names = {"type": "array", "items": {"type": "string"}}
+        shapes = [
+            shape if "help" in shape.get("properties", {}) else _with(shape, names)
+            for shape in shapes
+        ]
     return {"type": "object", "anyOf": shapes}
+
+
+def _with(shape: dict[str, Any], unchecked: dict[str, Any]) -> dict[str, Any]:
+    """``shape`` with an ``unchecked`` property (a copy: records are shared)."""
+    properties = {**shape.get("properties", {}), "unchecked": unchecked}
+    return {**shape, "properties": properties}
 
 
 def _obj(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:

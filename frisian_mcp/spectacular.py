@@ -19,10 +19,12 @@ from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.plumbing import (
     ComponentRegistry,
     force_instance,
+    is_serializer,
     is_versioning_supported,
     modify_for_versioning,
 )
 from drf_spectacular.settings import patched_settings, spectacular_settings
+from drf_spectacular.utils import OpenApiParameter
 from rest_framework.generics import GenericAPIView
 from rest_framework.versioning import NamespaceVersioning
 
@@ -35,12 +37,15 @@ __all__ = [
     "FilterSchemas",
     "caller_serializer",
     "chooses_serializer",
+    "chosen_for_action",
     "components",
+    "declared_parameters",
     "declared_request",
     "excluded",
     "filter_sets",
     "grows_filters",
     "guessed_request",
+    "inferred_request",
     "inspector",
     "instance_filters",
     "live_filters",
@@ -73,14 +78,10 @@ def make_view(
 ) -> Any:
     """A throwaway view of ``endpoint`` as drf-spectacular makes it.
 
-    Its mock request carries what DRF's ``initial()`` sets (accepted
-    renderer and media type, version, versioning scheme), its serializer
-    context is DRF's base one and ``get_queryset`` is memoized. Each path
-    variable has a value in ``view.kwargs``, as a real request would: a
-    call's ``path_kwargs``, else a placeholder. A nested route's
-    ``get_queryset`` (``self.kwargs["parent_pk"]``) then builds its queryset,
-    and the filters read from it are not lost. The host's code it runs
-    raises :class:`HostError`.
+    Its mock request carries what DRF's ``initial()`` sets; its context is
+    DRF's base one, ``get_queryset`` memoized, and each path variable has a
+    value (``path_kwargs``, else a placeholder) so that a nested route's
+    queryset builds. The host's code it runs raises :class:`HostError`.
     """
     generator = generator or SchemaGenerator()
     view: Any = host_call(generator.create_view, endpoint.callback, endpoint.method)
@@ -115,8 +116,7 @@ def make_view(
 
 
 def chooses_serializer(view_class: type[Any]) -> bool:
-    """Whether the view picks its serializer class per request (its own
-    ``get_serializer_class``)."""
+    """Whether the view picks its serializer per request (its own method)."""
     own = getattr(view_class, "get_serializer_class", None)
     return own is not None and own is not GenericAPIView.get_serializer_class
 
@@ -203,8 +203,34 @@ def declared_request(auto: AutoSchema) -> bool:
     if auto.__class__.get_request_serializer is AutoSchema.get_request_serializer:
         return False
     declared = host_call(lambda: force_instance(auto.get_request_serializer()))
-    inferred = host_call(lambda: force_instance(auto._get_serializer()))
-    return type(declared) is not type(inferred)
+    return type(declared) is not type(inferred_request(auto))
+
+
+def inferred_request(auto: AutoSchema) -> Any:
+    """The serializer the view itself gives (``get_serializer()``), if any."""
+    return host_call(lambda: force_instance(auto._get_serializer()))
+
+
+def chosen_for_action(view: Any, auto: AutoSchema) -> bool:
+    """Whether the view's serializer is one it picks for its action (the
+    host's declaration), not the default an unknown action gets (a guess)."""
+    action, own = getattr(view, "action", None), type(inferred_request(auto))
+    if action is None:
+        return False
+    view.action = "frisian_mcp_no_such_action"
+    try:
+        return own is not type(inferred_request(auto))
+    finally:
+        view.action = action
+
+
+def declared_parameters(auto: AutoSchema) -> bool:
+    """Whether ``@extend_schema(parameters=...)`` declares query parameters."""
+    return any(
+        is_serializer(p)
+        or (isinstance(p, OpenApiParameter) and p.location == OpenApiParameter.QUERY)
+        for p in host_call(auto.get_override_parameters)
+    )
 
 
 def guessed_request(auto: AutoSchema) -> bool:
@@ -226,13 +252,8 @@ def guessed_request(auto: AutoSchema) -> bool:
 
 
 def _give_serializer_methods(view: Any) -> None:
-    """Give a plain view with a ``serializer_class`` GenericAPIView's methods.
-
-    Host schema classes call ``get_serializer_class()`` on every view, and
-    spectacular hands such a view's class, not an instance, to the
-    host's ``get_request_serializer``. REST serves the view as it is; the
-    throwaway view only answers the schema's questions.
-    """
+    """Give a plain view with a ``serializer_class`` GenericAPIView's methods,
+    which host schema classes call on every view (the throwaway view only)."""
     if isinstance(view, GenericAPIView) or not getattr(view, "serializer_class", None):
         return
     for name in ("get_serializer_class", "get_serializer", "get_serializer_context"):
@@ -264,10 +285,7 @@ def _lighten(view: Any) -> None:
 
 
 def serializer(view: Any, build: Callable[[], Any]) -> Any:
-    """The serializer ``build()`` gives, as an instance.
-
-    With DRF's base context first; if that is not enough, the view's own.
-    """
+    """The serializer ``build()`` gives: with DRF's base context, else the view's."""
     try:
         found = host_call(lambda: force_instance(build()))
     except HostError:
@@ -300,11 +318,8 @@ def pagination_parameters(auto: AutoSchema) -> set[str]:
 
 
 def filter_sets(view: Any) -> list[tuple[Any, type[Any]]]:
-    """``(backend, filter-set class)`` per filter backend that builds filter sets.
-
-    A backend builds them when it has django-filter's ``get_filterset_class``
-    and ``get_filterset``.
-    """
+    """``(backend, filter-set class)`` per backend with django-filter's
+    ``get_filterset_class`` and ``get_filterset``."""
     found: list[tuple[Any, type[Any]]] = []
     backends = getattr(view, "filter_backends", None) or ()
     queryset = host_call(view.get_queryset) if backends else None
@@ -318,11 +333,8 @@ def filter_sets(view: Any) -> list[tuple[Any, type[Any]]]:
 
 
 def grows_filters(cls: type[Any]) -> bool:
-    """Whether a filter set may add filters per instance.
-
-    It may when a class of its own (not django-filter's) defines
-    ``__init__``: that is where per-instance filters are added.
-    """
+    """Whether a filter set may add filters per instance: a class of its own
+    (not django-filter's) defines ``__init__``."""
     return any(
         "__init__" in vars(base)
         for base in cls.__mro__
@@ -331,11 +343,8 @@ def grows_filters(cls: type[Any]) -> bool:
 
 
 def instance_filters(view: Any, auto: AutoSchema) -> list[dict[str, Any]]:
-    """OpenAPI parameters of the filters only a filter-set instance has.
-
-    The instances are built on the view's request, as the backend builds
-    them; each filter is typed by the backend's spectacular extension.
-    """
+    """OpenAPI parameters of the filters only a filter-set instance has, built
+    as the backend builds them and typed by its spectacular extension."""
     parameters: list[dict[str, Any]] = []
     queryset = host_call(view.get_queryset)
     model = getattr(queryset, "model", None)

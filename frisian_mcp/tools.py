@@ -188,6 +188,9 @@ class Tool:
             parts.extend(
                 t for t in (schema.summary, schema.description) if t and t not in parts
             )
+            note = _UNCHECKED.get(schema.unchecked_to or "")
+            if note is not None:
+                parts.append(note.format("guessed, " * bool(schema.guessed_body)))
         return "\n\n".join(parts)
 
     @property
@@ -219,6 +222,15 @@ class Tool:
             if output is not None and _size(output) <= mcp_settings.OUTPUT_SCHEMA_LIMIT:
                 self._definition["outputSchema"] = output
         return self._definition
+
+
+#: What a tool whose schema is a guess says of it (ADR 0030).
+_UNCHECKED = {
+    "body": "Body {}not declared: other arguments are sent in it unchecked and "
+    "listed in the result's 'unchecked'.",
+    "query": "Query not declared: other arguments are sent as query parameters, "
+    "unchecked, and listed in the result's 'unchecked'.",
+}
 
 
 def lean_annotations(hints: ToolAnnotations) -> ToolAnnotations:

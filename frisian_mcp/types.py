@@ -7,6 +7,7 @@ other frisian_mcp module but :mod:`~frisian_mcp.kinds` (re-exported here).
 from __future__ import annotations
 
 import enum
+import inspect
 import re
 import time
 from collections.abc import Callable, Mapping
@@ -140,6 +141,22 @@ class Endpoint:
         return KINDS[self.category]
 
     @property
+    def stock(self) -> bool:
+        """Whether DRF's own mixin method serves the endpoint's stock action.
+
+        Under decorators that keep ``__wrapped__`` (``@extend_schema_view``).
+        """
+        action = ACTIONS.get(self.action)
+        # partial_update is stock only when the update it calls is.
+        method = "update" if self.action == "partial_update" else self.action
+        return (
+            action is not None
+            and issubclass(self.view_class, action.mixin)
+            and inspect.unwrap(getattr(self.view_class, method))
+            is getattr(action.mixin, method)
+        )
+
+    @property
     def path_variables(self) -> tuple[str, ...]:
         """Names of the URL variables still open in ``path``, in order."""
         return tuple(PATH_VARIABLE.findall(self.path))
@@ -265,6 +282,8 @@ class Call:
     listing: ListState = field(default_factory=ListState)
     paged: bool = False
     echoed: dict[str, Any] = field(default_factory=dict)
+    #: The names of the arguments sent to the view unchecked (ADR 0030).
+    unchecked: list[str] = field(default_factory=list)
     error: ToolInputError | None = None
     #: The arguments as sent and the tool's inputSchema: what no message may
     #: quote, and the names one may (frisian_mcp.redaction).

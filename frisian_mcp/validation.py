@@ -1,22 +1,25 @@
 """Validation: every JSON Schema problem of a call, in value-free messages.
 
 Messages use schema values only (declared names, limits, choices), where
-jsonschema's own would quote the input (seed 002).
+jsonschema's own would quote the input (seed 002). JSON text sent where the
+schema wants an object or array is parsed first (:func:`coerce`, seed 003).
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Mapping
+import json
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any, cast
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
+from frisian_mcp.examples import schema_types
 from frisian_mcp.exceptions import LIST_LIMIT, few, plain_name
 from frisian_mcp.types import FieldError
 
-__all__ = ["field_path", "problems", "unknown_keys"]
+__all__ = ["as_object", "coerce", "field_path", "problems", "unknown_keys"]
 
 # keyword -> (code, message); messages use schema values only, where
 # jsonschema's own would quote the input.
@@ -167,3 +170,47 @@ def _show(value: Any) -> str:
     if isinstance(value, str):
         return repr(value)
     return "null" if value is None else str(value)
+
+
+def coerce(
+    schema: Mapping[str, Any], args: Mapping[str, Any], lists: Collection[str] = ()
+) -> dict[str, Any]:
+    """Parse JSON text sent where the schema wants an object or array.
+
+    Only when the string is not valid as it is, parses, and has a type the
+    property accepts: a numeric string for an id stays a string. An
+    undeclared argument named in ``lists`` (a bulk body) takes a list.
+    """
+    properties = schema.get("properties") or {}
+    result = dict(args)
+    for name, value in args.items():
+        parsed = _json_container(value) if isinstance(value, str) else None
+        if parsed is None:
+            continue
+        prop = properties.get(name)
+        if isinstance(prop, Mapping):
+            wanted = "object" if isinstance(parsed, dict) else "array"
+            if wanted in schema_types(prop) and not (
+                Draft202012Validator(prop).is_valid(value)
+            ):
+                result[name] = parsed
+        elif name in lists and isinstance(parsed, list):
+            result[name] = parsed
+    return result
+
+
+def as_object(value: Any) -> Any:
+    """``value``, or the object its JSON text holds."""
+    parsed = _json_container(value) if isinstance(value, str) else None
+    return parsed if isinstance(parsed, Mapping) else value
+
+
+def _json_container(text: str) -> Any:
+    stripped = text.strip()
+    if not stripped or stripped[0] not in "[{":
+        return None
+    try:
+        value = json.loads(stripped)
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict | list) else None

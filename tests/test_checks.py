@@ -228,3 +228,37 @@ def test_each_row_reports_its_own_problem() -> None:
         "frisian_mcp.E007",
         "frisian_mcp.E011",
     ]
+
+
+# -- W009: only where the guess is likely wrong (issue 25 item 1, ADR 0030) --
+
+
+def _w009(urlconf: str) -> dict[str, CheckMessage]:
+    """W009 by the tool it names, on ``urlconf``."""
+    options = {"REQUIRE_AUTHENTICATION": False, "TOOL_LAYOUT": "flat"}
+    with override_settings(ROOT_URLCONF=urlconf, FRISIAN_MCP=options):
+        found = [m for m in check_schemas() if m.id == "frisian_mcp.W009"]
+    return {m.msg.split()[2]: m for m in found}
+
+
+def test_w009_names_the_guesses_that_are_likely_wrong() -> None:
+    found = _w009("tests.hosts.helpdesk.urls")
+    assert set(found) == {
+        "imports__post",  # a generic view's serializer_class, shared by its list
+        "members__create",  # the declared body is not the one the view validates
+        "members__invite",  # get_serializer_class()'s default, not its own
+        "tickets__close",  # the viewset's serializer_class
+    }
+    assert "get_serializer_class()" in found["members__invite"].msg
+    assert "validates it with MemberCreateSerializer" in found["members__create"].msg
+    assert "request=MemberCreateSerializer" in str(found["members__create"].hint)
+    assert "from the view's serializer_class" in found["tickets__close"].msg
+
+
+def test_w009_spares_a_generic_post_that_reads_its_serializer_class() -> None:
+    """register__post is one of the former false positives; promote picks
+    its own serializer; a DELETE or GET action has no guessed body."""
+    found = _w009("tests.hosts.helpdesk.urls")
+    spared = {"register__post", "members__promote", "tickets__comments"}
+    assert not spared & set(found)
+    assert not {"tickets__search", "tickets__destroy", "tickets__create"} & set(found)

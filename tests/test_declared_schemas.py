@@ -1,13 +1,14 @@
 """Issue 18 item 3: no dead ends where the host's OpenAPI is wrong or guessed.
 
 ``tests.hosts.l10n`` has custom actions that read keys their OpenAPI does not
-declare: drf-spectacular guessed their bodies from ``serializer_class``, so a
-tool refuses the key the action needs, while REST takes it. W009 names each
-such action and its fix; ``request_bodies`` (``VIEWSET_OPTIONS`` or
-``mcp_request_bodies``) declares the real body, after which each call does
-what the same REST call does on the same data; the host's 400 naming a key
-the tool cannot send says the tool's schema is incomplete; E010 refuses
-declarations that are not JSON Schema 2020-12.
+declare: drf-spectacular guessed their bodies from ``serializer_class``. The
+key the action needs reaches it unchecked (ADR 0030, issue 25 item 1), and
+W009 names each such action and its fix; ``request_bodies``
+(``VIEWSET_OPTIONS`` or ``mcp_request_bodies``) declares the real body and
+makes the tool strict, after which each call does what the same REST call
+does on the same data; the host's 400 naming a key a strict tool cannot send
+says the tool's schema is incomplete; E010 refuses declarations that are not
+JSON Schema 2020-12.
 """
 
 from __future__ import annotations
@@ -143,26 +144,46 @@ def test_declared_bodies_silence_w009(declared: None) -> None:
     assert guessed(w009(check_schemas())) == set()
 
 
-def test_a_guessed_body_refuses_the_key_rest_takes() -> None:
-    """The dead end: REST takes language_code; the guessed schema has none."""
-    status, _, written = rest("/api/projects/docs/languages/", {"language_code": "de"})
+def test_a_guessed_body_passes_the_key_rest_takes() -> None:
+    """No dead end (ADR 0030): the key the guess lacks reaches the view."""
+    status, answer, written = rest(
+        "/api/projects/docs/languages/", {"language_code": "de"}
+    )
     assert status == 201
     assert written["languages"] == [("docs", "de")]
     mcp = MCPTestClient()
     mcp.initialize()
-    with pytest.raises(MCPError) as info:
-        mcp.call_tool("projects__languages", {"slug": "docs", "language_code": "de"})
-    assert info.value.data["code"] == "unknown_argument"
-    assert rows()["languages"] == []
+    result = mcp.call_tool(
+        "projects__languages", {"slug": "docs", "language_code": "de"}
+    )
+    assert result["isError"] is False, result
+    assert result["structuredContent"] == {**answer, "unchecked": ["language_code"]}
+    assert rows() == written
 
 
-def test_host_400_for_an_undeclared_key_says_the_schema_is_incomplete() -> None:
+def test_host_400_for_a_key_a_guessed_tool_lacks_asks_for_it() -> None:
     status, answer, _ = rest("/api/projects/docs/languages/", {})
     assert (status, answer) == (400, {"language_code": ["This field is required."]})
     mcp = MCPTestClient()
     mcp.initialize()
     with pytest.raises(MCPError) as info:
         mcp.call_tool("projects__languages", {"slug": "docs"})
+    error = info.value.data
+    assert (info.value.code, error["code"]) == (-32602, "validation_failed")
+    assert error["recoverable"] is True
+    assert "fix language_code" in info.value.message
+    assert rows() == {"languages": [], "labels": [], "roles": []}
+
+
+def test_host_400_for_an_undeclared_key_says_the_schema_is_incomplete() -> None:
+    """A declared body is strict: a key it lacks no call of the tool can send."""
+    body = {"type": "object", "properties": {"note": {"type": "string"}}}
+    options = {"VIEWSET_OPTIONS": {PROJECTS: {"request_bodies": {"languages": body}}}}
+    with override_settings(FRISIAN_MCP=settings(**options)):
+        mcp = MCPTestClient()
+        mcp.initialize()
+        with pytest.raises(MCPError) as info:
+            mcp.call_tool("projects__languages", {"slug": "docs", "note": "x"})
     error = info.value.data
     assert info.value.code == -32602
     assert error["code"] == "validation_failed"

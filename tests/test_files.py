@@ -407,3 +407,13 @@ def test_a_bulk_item_with_bad_base64_writes_nothing(mcp: MCPTestClient) -> None:
     assert caught.value.data["fields"][0]["index"] == 1
     assert "not base64" not in caught.value.response.content.decode()
     assert not Paper.objects.exists()
+
+
+def test_a_download_names_the_arguments_it_sent_unchecked(mcp: MCPTestClient) -> None:
+    """A GET action's query is a guess (ADR 0030): the file result says
+    which arguments went to the view unchecked, in a text block."""
+    row = paper(b"abc")
+    result = mcp.call_tool("papers__download", {"id": row.pk, "inline": "yes"})
+    assert body_of(resource(result)) == b"abc"
+    texts = [b["text"] for b in result["content"] if b["type"] == "text"]
+    assert json.loads(texts[-1]) == {"unchecked": ["inline"]}
