@@ -23,7 +23,7 @@ from rest_framework.settings import api_settings
 from frisian_mcp.conf import mcp_settings
 from frisian_mcp.exceptions import ToolExecutionError, ToolInputError, few, plain_name
 from frisian_mcp.jsonschema import plain
-from frisian_mcp.pagination import page
+from frisian_mcp.pagination import answer as paged
 from frisian_mcp.redaction import Redact, Redactor, field_errors, host_detail
 from frisian_mcp.references import field_root
 from frisian_mcp.types import KINDS, Call, ErrorCode, FieldError, JSONObject, Kind
@@ -134,8 +134,7 @@ def result(
         return {"deleted": True}
     if data is None:
         return {}
-    if call.paged and isinstance(data, list):
-        data = page(data, call.listing)
+    data = paged(tool, kind, call, data)
     if not isinstance(data, dict | list):
         data = plain(data)  # inside a dict or list: replies.tool_result
     return dict(data) if isinstance(data, dict) else {"result": data}

@@ -81,8 +81,14 @@ _KEPT = ("_current_scheme_host", "_dont_enforce_csrf_checks")
 
 
 def build_request(
-    endpoint: Endpoint, call: Call, context: CallContext, *, encode: bool
+    endpoint: Endpoint,
+    call: Call,
+    context: CallContext,
+    encode: bool,
+    paging: list[tuple[str, str]],
 ) -> WSGIRequest:
+    """The inner request of ``call``; ``paging``: a host paginator's pairs
+    beside the call's query (frisian_mcp.pagination.host_query)."""
     path = endpoint.path
     for kwarg, value in call.path_kwargs.items():
         path = path.replace("{" + kwarg + "}", value)
@@ -92,7 +98,8 @@ def build_request(
     if encode and call.body is not None:
         # Parsed by the view's own parsers, which refuse JSON as over REST.
         body = json.dumps(call.body, cls=JSONEncoder).encode()
-    request = inner_request(context, endpoint, path, urlencode(call.query), body)
+    query = urlencode([*call.query, *paging])
+    request = inner_request(context, endpoint, path, query, body)
     request.frisian_mcp_call = call  # type: ignore[attr-defined]
     return request
 
