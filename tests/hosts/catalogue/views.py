@@ -133,6 +133,12 @@ class ProductViewSet(viewsets.ModelViewSet[Product]):
         """The price list as CSV, compressed for clients that take gzip."""
         return HttpResponse(_sheet(self.get_queryset()), content_type="text/csv")
 
+    @action(detail=False, methods=["get"])
+    def received(self, request: Request) -> Response:
+        """The names of the headers this request carries (a diagnostic)."""
+        meta = request.META
+        return Response(sorted(k for k in meta if k.startswith("HTTP_")))
+
     @method_decorator(etag(lambda request, *args, **kwargs: '"catalogue-v1"'))
     @action(detail=False, methods=["get"])
     def stamp(self, request: Request) -> Response:
