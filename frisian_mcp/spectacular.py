@@ -6,6 +6,7 @@ spectacular API frisian_mcp relies on is called from this module only.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import logging
 import types
@@ -263,11 +264,34 @@ def parameters(auto: AutoSchema) -> list[dict[str, Any]]:
     """The operation's parameters, host ``@extend_schema`` and filters applied.
 
     The renderer's ``format`` override is left out: frisian_mcp renders the
-    answer itself, and any other format only yields 406.
+    answer itself, and any other format only yields 406. A range filter's
+    list (django-filter's ``BaseRangeFilter``) holds exactly its pair.
     """
     renderer_format = host_call(auto._get_format_parameters)
-    found = (p for p in host_call(auto._get_parameters) if isinstance(p, dict))
-    return [p for p in found if p not in renderer_format]
+    found = [p for p in host_call(auto._get_parameters) if isinstance(p, dict)]
+    ranges: set[str] = set()
+    if any(p.get("explode") is False for p in found):  # CSV filters: any ranges?
+        with contextlib.suppress(HostError):  # then no pair is known
+            sets = filter_sets(auto.view)
+            ranges = {n for _, cls in sets for n in _ranges(cls.base_filters)}
+    return [_pair(p, ranges) for p in found if p not in renderer_format]
+
+
+def _ranges(filters: Mapping[str, Any]) -> set[str]:
+    """The names of django-filter ``BaseRangeFilter``\\ s, read ``a,b``."""
+    try:
+        from django_filters.filters import BaseRangeFilter
+    except ImportError:  # django-filter is optional
+        return set()
+    return {name for name, f in filters.items() if isinstance(f, BaseRangeFilter)}
+
+
+def _pair(parameter: dict[str, Any], ranges: set[str]) -> dict[str, Any]:
+    """A range filter's parameter takes a list of exactly two values."""
+    schema = parameter.get("schema")
+    if parameter.get("name") not in ranges or not isinstance(schema, dict):
+        return parameter
+    return {**parameter, "schema": {**schema, "minItems": 2, "maxItems": 2}}
 
 
 def pagination_parameters(auto: AutoSchema) -> set[str]:
@@ -321,12 +345,14 @@ def instance_filters(view: Any, auto: AutoSchema) -> list[dict[str, Any]]:
         instance = host_call(backend.get_filterset, view.request, queryset, view)
         extension = host_call(OpenApiFilterExtension.get_match, backend)
         resolve = getattr(extension, "resolve_filter_field", None)
-        for name, added in host_call(getattr, instance, "filters").items():
+        added = host_call(getattr, instance, "filters")
+        ranges = _ranges(added)
+        for name, one in added.items():
             if name in cls.base_filters:
                 continue
-            found = resolve and host_call(resolve, auto, model, cls, name, added)
+            found = resolve and host_call(resolve, auto, model, cls, name, one)
             plain = {"name": name, "in": "query", "schema": {"type": "string"}}
-            parameters.extend(found or [plain])
+            parameters.extend(_pair(p, ranges) for p in found or [plain])
     return parameters
 
 
