@@ -19,9 +19,14 @@ from typing import Any
 
 import pytest
 from django.test import Client, override_settings
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, inline_serializer
+from rest_framework import serializers
 
+from frisian_mcp import pagination
 from frisian_mcp.testing import MCPError, MCPTestClient
 from tests.hosts.catalogue.models import Product
+from tests.hosts.catalogue.views import ProductSerializer, SummarySerializer
 
 pytestmark = pytest.mark.django_db
 
@@ -235,3 +240,28 @@ def test_the_stock_list_pages_as_rest(mcp: MCPTestClient) -> None:
     over_rest = rest("/api/products/", page=2, page_size=3)
     assert ids(page["structuredContent"]["results"]) == ids(over_rest["results"])
     assert page["structuredContent"]["count"] == over_rest["count"]
+
+
+@pytest.mark.parametrize(
+    ("declared", "pages"),
+    [
+        (ProductSerializer(many=True), True),
+        (ProductSerializer, False),
+        ({200: ProductSerializer(many=True), 404: None}, True),
+        ({(200, "text/csv"): OpenApiTypes.BINARY}, False),
+        (OpenApiResponse(response=ProductSerializer(many=True)), True),
+        (OpenApiResponse(description="Counts."), False),
+        ({200: {"type": "array", "items": {"type": "string"}}}, True),
+        ({200: {"type": "object", "properties": {"results": {}}}}, True),
+        ({200: {"type": "object", "properties": {"total": {}}}}, False),
+        (inline_serializer("Page", {"results": serializers.ListField()}), True),
+        (SummarySerializer, False),
+        (None, False),
+    ],
+)
+def test_a_declared_answer_says_whether_an_action_may_page(
+    declared: Any, pages: bool
+) -> None:
+    """What ``@extend_schema(responses=...)`` declares: a list or a page
+    may page; a record, a file, a count may not (ADR 0035)."""
+    assert pagination._listish(declared) is pages
