@@ -225,7 +225,18 @@ def _checked_state(payload: JSONObject, tool: str, caller: str) -> ListState:
         )
     ):
         raise BadToken(FOREIGN)
-    return ListState(filters=filters, page=page, page_size=size, filter_keys=keys)
+    query = _pairs(payload.get("q", []))
+    return ListState(filters, page, size, keys, query)
+
+
+def _pairs(value: Any) -> tuple[tuple[str, str], ...]:
+    """A token's query pairs (a host paginator's next link, ADR 0035)."""
+    if not isinstance(value, list) or not all(
+        isinstance(p, list) and len(p) == 2 and all(isinstance(x, str) for x in p)
+        for p in value
+    ):
+        raise BadToken(FOREIGN)
+    return tuple((name, text) for name, text in value)
 
 
 def _token_error(tool: str, reason: str) -> ToolInputError:
@@ -255,8 +266,12 @@ def finish(
         if structured.get("has_more") is True:
             page = int(structured.get("page", listing.page)) + 1
             size = int(structured.get("page_size", listing.page_size))
+            if call.next_query:  # a host's page: its size is in its link
+                size = listing.page_size
             payload: JSONObject = {"t": tool, "u": caller, "f": listing.filters}
             payload.update(k=keys, p=page, s=size)
+            if call.next_query:  # the pairs a host's own paginator reads
+                payload["q"] = call.next_query
             structured["next_token"] = sign("continuation_token", payload)
     if call.unchecked:
         # A view's own "unchecked" key stays its own, under "result".

@@ -48,6 +48,7 @@ def check(
     call.input_schema = schema.input_schema
     args = arguments.without_client_keys(schema.declared, args)
     args = _path_ids(schema, coerce(schema.input_schema, args, BULK_BODY_KEYS))
+    args = query.singletons(schema, args)  # a one-item list for one value
     try:
         found = _validate(schema, args)
         options, rest = arguments.split(schema.protocol_arguments, args)

@@ -29,11 +29,10 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from frisian_mcp import collisions, references, routing
+from frisian_mcp import collisions, pagination, references, routing
 from frisian_mcp.exceptions import ToolError
 from frisian_mcp.hooks import call_hooks, foreign_body, map_response
 from frisian_mcp.outcomes import Answer, busy, refused_query, unavailable
-from frisian_mcp.pagination import tool_pagination
 from frisian_mcp.tools import Tool
 from frisian_mcp.types import Call, CallContext, Endpoint, FieldError, Kind
 
@@ -66,7 +65,8 @@ def run(tool: Tool, call: Call, context: CallContext) -> Answer:
     """
     endpoint = tool.endpoint
     preset = call.body is not None and routing.takes_json(endpoint)
-    request = routing.build_request(endpoint, call, context, encode=not preset)
+    paging = pagination.host_query(endpoint, call)
+    request = routing.build_request(endpoint, call, context, not preset, paging)
     for hook in call_hooks():  # a file argument, a multipart body (ADR 0027)
         hook.map_request(tool, call, request)
     match = routing.resolve(endpoint, call.path_kwargs, request)
@@ -388,10 +388,7 @@ def _view(
         view.action_map = actions
         for method, action in actions.items():
             setattr(view, method, getattr(view, action))
-    call = getattr(request, "frisian_mcp_call", None)
-    if call is not None and call.paged and isinstance(view, GenericAPIView):
-        host: Any = view.pagination_class
-        view.pagination_class = tool_pagination(host)
+    pagination.install(view, getattr(request, "frisian_mcp_call", None))
     view.request, view.args, view.kwargs = request, (), dict(kwargs)
     view.format_kwarg = None
     return view

@@ -159,14 +159,28 @@ def parameter_schema(
     """An OpenAPI parameter's schema, with its description.
 
     A query parameter's list takes one item alone too: REST reads ``?k=a``
-    as a list of one (:func:`scalar_or_list`).
+    as a list of one (:func:`scalar_or_list`); its decimal text takes a
+    number too, which the query string carries as the same text.
     """
     if parameter is None:
         return None
     schema = to_json_schema(parameter.get("schema") or {}, components, defs)
     if parameter.get("description") and "description" not in schema:
         schema["description"] = str(parameter["description"])
-    return scalar_or_list(schema) if parameter.get("in") == "query" else schema
+    if parameter.get("in") != "query":
+        return schema
+    return scalar_or_list(_decimal_numbers(schema))
+
+
+def _decimal_numbers(schema: dict[str, Any]) -> dict[str, Any]:
+    """A decimal string (``format: decimal``), or a list of them, that takes
+    a JSON number too."""
+    items = schema.get("items")
+    if isinstance(items, dict):
+        schema = {**schema, "items": _decimal_numbers(items)}
+    if schema.get("type") == "string" and schema.get("format") == "decimal":
+        return {**schema, "type": ["string", "number"]}
+    return schema
 
 
 def schema_problem(schema: Any) -> str | None:
@@ -188,6 +202,8 @@ def scalar_or_list(schema: dict[str, Any]) -> dict[str, Any]:
     """
     items, notes = schema.get("items"), {"title", "description"}
     if schema.get("type") != "array" or not isinstance(items, Mapping):
+        return schema
+    if schema.get("minItems", 0) > 1:  # a range's pair: never one alone
         return schema
     types = items.get("type")
     types = [types] if isinstance(types, str) else types

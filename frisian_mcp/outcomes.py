@@ -23,7 +23,8 @@ from rest_framework.settings import api_settings
 from frisian_mcp.conf import mcp_settings
 from frisian_mcp.exceptions import ToolExecutionError, ToolInputError, few, plain_name
 from frisian_mcp.jsonschema import plain
-from frisian_mcp.pagination import page
+from frisian_mcp.pagination import answer as paged
+from frisian_mcp.query import filter_error
 from frisian_mcp.redaction import Redact, Redactor, field_errors, host_detail
 from frisian_mcp.references import field_root
 from frisian_mcp.types import KINDS, Call, ErrorCode, FieldError, JSONObject, Kind
@@ -134,8 +135,7 @@ def result(
         return {"deleted": True}
     if data is None:
         return {}
-    if call.paged and isinstance(data, list):
-        data = page(data, call.listing)
+    data = paged(tool, kind, call, data)
     if not isinstance(data, dict | list):
         data = plain(data)  # inside a dict or list: replies.tool_result
     return dict(data) if isinstance(data, dict) else {"result": data}
@@ -272,7 +272,7 @@ def _rejected(
     operator can fix and the agent cannot."""
     fields = field_errors(answer.data, redact)
     if call.body is None and call.listing.filters:
-        fields = [_in_filters(entry, call.listing.filters) for entry in fields]
+        fields = [filter_error(entry, call.listing.filters) for entry in fields]
     if not call.bulk:
         names = few(dict.fromkeys(f["field"] for f in fields)) or "the data"
         message, fix = f"{tool} rejected the data:", f"fix {names} and call again."
@@ -325,15 +325,6 @@ def _lacking(fields: list[FieldError], known: frozenset[str] | None) -> list[str
     general.add(api_settings.NON_FIELD_ERRORS_KEY)
     lacking = (r for r in roots if r not in known and r not in general)
     return sorted({r for r in lacking if plain_name(r)})
-
-
-def _in_filters(entry: FieldError, filters: Mapping[str, Any]) -> FieldError:
-    """A filter backend's error at the documented ``filters.<key>`` path."""
-    field = entry["field"]
-    if field_root(field) in filters:
-        return {**entry, "field": f"filters.{field}"}
-    whole = field in ("non_field_errors", "__all__")
-    return {**entry, "field": "filters"} if whole else entry
 
 
 def _indexed(entry: FieldError, index: int | None) -> FieldError:

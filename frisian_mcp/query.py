@@ -2,7 +2,8 @@
 
 Filter keys beyond the schema's, where a filter set adds filters per
 instance, are checked against the filters it has now (docs/listing.md);
-a query string longer than ``MAX_QUERY_LENGTH`` is refused.
+a one-item list stands for its item where one value is taken; a query
+string longer than ``MAX_QUERY_LENGTH`` is refused.
 """
 
 from __future__ import annotations
@@ -14,13 +15,15 @@ from urllib.parse import urlencode
 from jsonschema import Draft202012Validator
 
 from frisian_mcp.conf import mcp_settings
+from frisian_mcp.examples import schema_types
 from frisian_mcp.exceptions import ToolInputError, plain_name
+from frisian_mcp.filtersets import FilterSchemas
+from frisian_mcp.references import field_root
 from frisian_mcp.schema import ToolSchema
-from frisian_mcp.spectacular import FilterSchemas
 from frisian_mcp.types import ErrorCode, FieldError, ListState
 from frisian_mcp.validation import problems, unknown_keys
 
-__all__ = ["LiveFilters", "growing_filters", "pairs"]
+__all__ = ["LiveFilters", "filter_error", "growing_filters", "pairs", "singletons"]
 
 #: ``{name: schema}`` of the filters a filter-set instance adds, now, for
 #: a call with these path values.
@@ -56,6 +59,37 @@ def pairs(
     return query
 
 
+def singletons(schema: ToolSchema, args: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``args`` with a one-item list given to a query argument or filter
+    that takes one value replaced by its item: the query string is the same.
+    """
+    properties = schema.input_schema.get("properties", {})
+    found = [name for name in schema.query_arguments if name in args]
+    filters = args.get("filters")
+    if not found and not isinstance(filters, Mapping):
+        return args
+    result = dict(args)
+    for name in found:
+        result[name] = _one(args[name], properties.get(name))
+    if isinstance(filters, Mapping):
+        typed = schema.filter_parameters
+        result["filters"] = {k: _one(v, typed.get(k)) for k, v in filters.items()}
+    return result
+
+
+def _one(value: Any, schema: Any) -> Any:
+    """A one-item list's scalar item, where ``schema`` takes no list."""
+    if (
+        isinstance(value, list)
+        and len(value) == 1
+        and not isinstance(value[0], list | dict)
+        and isinstance(schema, Mapping)
+        and "array" not in schema_types(schema)
+    ):
+        return value[0]
+    return value
+
+
 def growing_filters(
     schema: ToolSchema,
     filters: Mapping[str, Any],
@@ -87,7 +121,23 @@ def _growing_problems(
         return [{"field": "filters", "code": "unknown_key", "message": message}]
     typed = {key: found[key] for key in extra}
     root = {"properties": {"filters": {"properties": typed}}}
-    return problems(Draft202012Validator(root), {"filters": dict(filters)})
+    sent = {key: _one(value, typed.get(key)) for key, value in filters.items()}
+    return problems(Draft202012Validator(root), {"filters": sent})
+
+
+def filter_error(entry: FieldError, filters: Mapping[str, Any]) -> FieldError:
+    """A filter backend's error at the documented ``filters.<key>`` path.
+
+    A range filter's error (``price``) is at the one key of its pair sent
+    (``price_min``), as its widget names them.
+    """
+    field, cut = entry["field"], len(entry["field"]) + 1
+    pair = [k for k in filters if k[:cut] == f"{field}_" and k[cut:].isalnum()]
+    if field_root(field) in filters or pair:
+        key = pair[0] if len(pair) == 1 and field not in filters else field
+        return {**entry, "field": f"filters.{key}"}
+    whole = field in ("non_field_errors", "__all__")
+    return {**entry, "field": "filters"} if whole else entry
 
 
 def _check_length(

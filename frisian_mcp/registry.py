@@ -22,9 +22,10 @@ from frisian_mcp.conf import mcp_settings, on_change
 from frisian_mcp.credentials import served
 from frisian_mcp.discovery import assign_names, get_discovery_backend, selected
 from frisian_mcp.exceptions import ConfigurationError, Forbidden, ToolInputError
+from frisian_mcp.filtersets import live_filters
 from frisian_mcp.hooks import BaseLayout, ContentResult, layout_class, reachable
 from frisian_mcp.schema import SchemaBuilder
-from frisian_mcp.spectacular import excluded, live_filters
+from frisian_mcp.spectacular import excluded
 from frisian_mcp.tools import Tool
 from frisian_mcp.types import (
     CallContext,

@@ -71,9 +71,21 @@ _ENVIRON = frozenset((
     "SCRIPT_NAME", "HTTPS", "wsgi.url_scheme", "wsgi.version", "wsgi.multithread",
     "wsgi.multiprocess", "wsgi.run_once", "wsgi.errors",
 ))  # fmt: skip
-#: Outer headers the inner request never gets; without a caller, neither
+#: Outer headers the inner request never gets: those of the MCP POST's own
+#: body and connection (``Content-*`` too, below), and those that would make
+#: the view answer what no tool result carries: a compressed body, a part of
+#: one, "not modified", another method. Without a caller, neither
 #: credentials (the view must not authenticate one the endpoint did not).
-_DROPPED = frozenset({"HTTP_CONTENT_LENGTH", "HTTP_CONTENT_TYPE"})
+_DROPPED = frozenset(
+    f"HTTP_{name.upper().replace('-', '_')}"
+    for name in (
+        *("Transfer-Encoding", "TE", "Trailer", "Connection", "Keep-Alive"),
+        *("Upgrade", "Proxy-Connection", "Expect", "Digest", "Accept-Encoding"),
+        *("Range", "If-Range", "If-Match", "If-None-Match", "If-Modified-Since"),
+        *("If-Unmodified-Since", "X-HTTP-Method-Override", "X-HTTP-Method"),
+        "X-Method-Override",
+    )
+)
 _DROPPED_ANONYMOUS = _DROPPED | {"HTTP_AUTHORIZATION", "HTTP_COOKIE"}
 #: What a middleware decided, kept so the view answers as REST's: the origin
 #: ``build_absolute_uri`` reads, and an exemption from CSRF checks.
@@ -81,8 +93,14 @@ _KEPT = ("_current_scheme_host", "_dont_enforce_csrf_checks")
 
 
 def build_request(
-    endpoint: Endpoint, call: Call, context: CallContext, *, encode: bool
+    endpoint: Endpoint,
+    call: Call,
+    context: CallContext,
+    encode: bool,
+    paging: list[tuple[str, str]],
 ) -> WSGIRequest:
+    """The inner request of ``call``; ``paging``: a host paginator's pairs
+    beside the call's query (frisian_mcp.pagination.host_query)."""
     path = endpoint.path
     for kwarg, value in call.path_kwargs.items():
         path = path.replace("{" + kwarg + "}", value)
@@ -92,7 +110,8 @@ def build_request(
     if encode and call.body is not None:
         # Parsed by the view's own parsers, which refuse JSON as over REST.
         body = json.dumps(call.body, cls=JSONEncoder).encode()
-    request = inner_request(context, endpoint, path, urlencode(call.query), body)
+    query = urlencode([*call.query, *paging])
+    request = inner_request(context, endpoint, path, query, body)
     request.frisian_mcp_call = call  # type: ignore[attr-defined]
     return request
 
@@ -113,7 +132,9 @@ def inner_request(
     environ.update(
         (key, value)
         for key, value in outer.META.items()
-        if (key[:5] == "HTTP_" or key in _ENVIRON) and key not in dropped
+        if (key[:5] == "HTTP_" or key in _ENVIRON)
+        and key not in dropped
+        and not key.startswith("HTTP_CONTENT_")
     )
     accept = "application/json"
     if pinned := pinned_version(endpoint.view_class):

@@ -21,7 +21,7 @@ from drf_spectacular.settings import patched_settings
 from jsonschema import Draft202012Validator
 from rest_framework import serializers
 
-from frisian_mcp import arguments, spectacular
+from frisian_mcp import arguments, filtersets, spectacular
 from frisian_mcp.bodies import Bodies, BodySchema, request_body
 from frisian_mcp.discovery import declared_query_parameters
 from frisian_mcp.exceptions import ConfigurationError, HostError, host_call
@@ -167,9 +167,9 @@ class SchemaBuilder:
         record_fields = tuple((record or {}).get("properties") or ())
         # Whether a filter set of the list view adds filters per instance.
         sets = "filters" in endpoint.row.arguments and self._or(
-            endpoint, lambda: spectacular.filter_sets(view), None
+            endpoint, lambda: filtersets.filter_sets(view), None
         )
-        growing = any(spectacular.grows_filters(cls) for _, cls in sets or ())
+        growing = any(filtersets.grows_filters(cls) for _, cls in sets or ())
         paged = pages(endpoint, view, auto)
         protocol = arguments.declared_for(
             endpoint.kind, url.filters, record_fields, growing=growing, paged=paged
@@ -281,7 +281,7 @@ def _url_arguments(
     declared = {p["name"]: p for p in declared_query_parameters(endpoint)}
     found = [
         p
-        for p in spectacular.parameters(auto)
+        for p in filtersets.paired(auto.view, spectacular.parameters(auto))
         if p.get("in") != "query" or p.get("name") not in declared
     ]
     found += declared.values()

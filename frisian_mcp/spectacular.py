@@ -13,7 +13,6 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from drf_spectacular.drainage import GENERATOR_STATS
-from drf_spectacular.extensions import OpenApiFilterExtension
 from drf_spectacular.generators import SchemaGenerator
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.plumbing import (
@@ -23,18 +22,16 @@ from drf_spectacular.plumbing import (
     is_versioning_supported,
     modify_for_versioning,
 )
-from drf_spectacular.settings import patched_settings, spectacular_settings
+from drf_spectacular.settings import spectacular_settings
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework.generics import GenericAPIView
 from rest_framework.versioning import NamespaceVersioning
 
 from frisian_mcp.exceptions import HostError, host_call
-from frisian_mcp.jsonschema import parameter_schema
 from frisian_mcp.routing import pinned_version
 from frisian_mcp.types import Endpoint
 
 __all__ = [
-    "FilterSchemas",
     "caller_serializer",
     "chooses_serializer",
     "chosen_for_action",
@@ -42,13 +39,9 @@ __all__ = [
     "declared_parameters",
     "declared_request",
     "excluded",
-    "filter_sets",
-    "grows_filters",
     "guessed_request",
     "inferred_request",
     "inspector",
-    "instance_filters",
-    "live_filters",
     "make_view",
     "pagination_parameters",
     "parameters",
@@ -58,13 +51,6 @@ __all__ = [
 logger = logging.getLogger("frisian_mcp")
 
 _PLAIN_EXCLUSION = (None, AutoSchema.is_excluded)
-
-
-class FilterSchemas(dict[str, Any]):
-    """``{name: JSON schema}`` of filters; a list for ``joined`` ones is sent
-    comma-joined (``explode: false``), else one pair per value."""
-
-    joined: frozenset[str] = frozenset()
 
 
 #: A path variable's value in a schema's mock view: a valid int and str.
@@ -315,85 +301,3 @@ def parameters(auto: AutoSchema) -> list[dict[str, Any]]:
 def pagination_parameters(auto: AutoSchema) -> set[str]:
     """The names of the view's own paging query parameters."""
     return {str(p.get("name")) for p in host_call(auto._get_pagination_parameters)}
-
-
-def filter_sets(view: Any) -> list[tuple[Any, type[Any]]]:
-    """``(backend, filter-set class)`` per backend with django-filter's
-    ``get_filterset_class`` and ``get_filterset``."""
-    found: list[tuple[Any, type[Any]]] = []
-    backends = getattr(view, "filter_backends", None) or ()
-    queryset = host_call(view.get_queryset) if backends else None
-    for backend in (host_call(b) if isinstance(b, type) else b for b in backends):
-        if not callable(getattr(backend, "get_filterset", None)):
-            continue
-        cls = host_call(backend.get_filterset_class, view, queryset)
-        if isinstance(cls, type):
-            found.append((backend, cls))
-    return found
-
-
-def grows_filters(cls: type[Any]) -> bool:
-    """Whether a filter set may add filters per instance: a class of its own
-    (not django-filter's) defines ``__init__``."""
-    return any(
-        "__init__" in vars(base)
-        for base in cls.__mro__
-        if base is not object and not base.__module__.startswith("django_filters")
-    )
-
-
-def instance_filters(view: Any, auto: AutoSchema) -> list[dict[str, Any]]:
-    """OpenAPI parameters of the filters only a filter-set instance has, built
-    as the backend builds them and typed by its spectacular extension."""
-    parameters: list[dict[str, Any]] = []
-    queryset = host_call(view.get_queryset)
-    model = getattr(queryset, "model", None)
-    for backend, cls in filter_sets(view):
-        if not grows_filters(cls):
-            continue
-        instance = host_call(backend.get_filterset, view.request, queryset, view)
-        extension = host_call(OpenApiFilterExtension.get_match, backend)
-        resolve = getattr(extension, "resolve_filter_field", None)
-        for name, added in host_call(getattr, instance, "filters").items():
-            if name in cls.base_filters:
-                continue
-            found = resolve and host_call(resolve, auto, model, cls, name, added)
-            plain = {"name": name, "in": "query", "schema": {"type": "string"}}
-            parameters.extend(found or [plain])
-    return parameters
-
-
-def live_filters(
-    endpoint: Endpoint,
-    path_prefix: str,
-    user: Any,
-    auth: Any,
-    path_kwargs: Mapping[str, str] | None = None,
-) -> FilterSchemas:
-    """The filters filter-set instances add, now.
-
-    Built per call on a view whose request carries the caller and whose
-    kwargs carry the call's path values (see docs/listing.md); none when
-    the host's code fails, which is logged.
-    """
-    generator = SchemaGenerator()
-    with GENERATOR_STATS.silence(), patched_settings({"COMPONENT_SPLIT_REQUEST": True}):
-        try:
-            view = make_view(endpoint, generator, path_kwargs)
-            view.request.user, view.request.auth = user, auth
-            auto = inspector(view, endpoint, generator, path_prefix)
-            found = instance_filters(view, auto)
-            known = components(auto)
-        except HostError as exc:
-            logger.warning(
-                "frisian_mcp: the filter sets of %s %s failed: %s",
-                *(endpoint.method, endpoint.path, type(exc.error).__name__),
-            )
-            return FilterSchemas()
-    schemas = FilterSchemas(
-        (str(p.get("name")), parameter_schema(p, known, {})) for p in found
-    )
-    schemas.joined = frozenset(
-        str(p.get("name")) for p in found if p.get("explode") is False
-    )
-    return schemas

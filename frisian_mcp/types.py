@@ -254,12 +254,17 @@ class CallContext:
 
 @dataclass(frozen=True)
 class ListState:
-    """Where a list call is: its filters, page, page size and projection."""
+    """Where a list call is: its filters, page, page size and projection.
+
+    ``query``: the pairs a host's own paginator reads for this page, from
+    the token its previous page's ``next`` link became (ADR 0035).
+    """
 
     filters: dict[str, Any] = field(default_factory=dict)
     page: int = 1
     page_size: int = 50
     filter_keys: list[str] | None = None
+    query: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass
@@ -269,7 +274,9 @@ class Call:
     ``body`` is one object, or a list of them when ``bulk``. ``error`` is an
     argument problem to report once the caller passed the view's access
     checks (DRF checks permissions before it reads a body). ``paged``: the
-    tool pages (a list, or a GET action REST pages) by ``listing``.
+    tool pages (a list, or a GET action that may page) by ``listing``;
+    ``tool_paged``: the tool paginator cut this call's page;
+    ``next_query``: a host paginator's pairs for the next page (ADR 0035).
     ``echoed``: read-only record fields sent back to an update, which must
     hold what the row shows.
     """
@@ -281,6 +288,8 @@ class Call:
     validate_only: bool = False
     listing: ListState = field(default_factory=ListState)
     paged: bool = False
+    tool_paged: bool = False
+    next_query: list[tuple[str, str]] = field(default_factory=list)
     echoed: dict[str, Any] = field(default_factory=dict)
     #: The names of the arguments sent to the view unchecked (ADR 0030).
     unchecked: list[str] = field(default_factory=list)

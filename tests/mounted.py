@@ -76,6 +76,8 @@ SETTINGS: dict[str, dict[str, Any]] = {
     # tests/test_files.py: the files extra carries the host's file fields,
     # as it carries the demo's attachments (demo_project/settings.py).
     "tests.hosts.files.urls": {"FRISIAN_MCP": {"CALL_HOOKS": [_FILES]}},
+    # tests/test_inner_headers.py: the catalogue's CSV and text answers.
+    "tests.hosts.catalogue.urls": {"FRISIAN_MCP": {"CALL_HOOKS": [_FILES]}},
     "demo_project.urls": {"FRISIAN_MCP": {"CALL_HOOKS": [_FILES]}},
     # tests/test_boundary.py: the host's own DEFAULT_SCHEMA_CLASS.
     "tests.hosts.inventory.urls": {

@@ -60,6 +60,7 @@ INSTALLED_APPS = [
     "tests.hosts.notebook",
     "tests.hosts.files",
     "tests.hosts.helpdesk",
+    "tests.hosts.catalogue",
 ]
 
 try:  # django-oauth-toolkit is optional: the OAuth tests skip without it

@@ -83,16 +83,26 @@ def test_a_get_action_that_pages_declares_the_paging_arguments(
     assert not {"limit", "offset", "query_page", "query_page_size"} & set(properties)
 
 
-def test_an_action_that_does_not_page_takes_no_page(
-    mcp: MCPTestClient, tools: dict[str, dict[str, Any]], translation: Translation
+@pytest.mark.parametrize("paging", [{"page": 2}, {"page_size": 4}])
+def test_an_action_that_answers_whole_refuses_paging(
+    mcp: MCPTestClient,
+    tools: dict[str, dict[str, Any]],
+    translation: Translation,
+    paging: dict[str, int],
 ) -> None:
+    """Nothing declares what the action answers, so it may page (ADR 0035);
+    its answer is no page, so a page it cannot give is refused, not ignored."""
     properties = tools["translations__statistics"]["inputSchema"]["properties"]
-    assert not PAGING & set(properties)
-    counts = mcp.call_tool("translations__statistics", {"id": translation.pk})
+    assert set(properties) >= PAGING
+    arguments = {"id": translation.pk}
+    counts = mcp.call_tool("translations__statistics", arguments)
     assert counts["structuredContent"] == {"total": 11, "translated": 7}
+    first = mcp.call_tool("translations__statistics", {**arguments, "page": 1})
+    assert first["structuredContent"] == counts["structuredContent"]
     with pytest.raises(MCPError) as info:
-        mcp.call_tool("translations__statistics", {"id": translation.pk, "page": 2})
-    assert info.value.data["code"] == "unknown_argument", info.value.data
+        mcp.call_tool("translations__statistics", {**arguments, **paging})
+    assert info.value.data["code"] == "invalid_argument", info.value.data
+    assert info.value.data["field"] == next(iter(paging))
 
 
 @pytest.mark.parametrize("search", [None, "rain"])
