@@ -128,7 +128,7 @@ def result(
         report = _validation(data, len(call.body) if call.bulk else None)
         report["validation"].update(call.notes)
         return report
-    if call.bulk:
+    if call.bulk and KINDS[kind].bulk:
         return _bulk(data, pk)
     if KINDS[kind].result == "deleted" and data is None:
         return {"deleted": True}

@@ -47,6 +47,7 @@ class ToolSchema:
     ``comma_separated`` ones are sent joined. A body field named as a path
     argument is ``body_<name>``; a full update fills the ``path_filled`` ones
     from the path argument when they are left out (docs/listing.md).
+    ``items``: a bulk tool's entry, checked one by one (ADR 0033).
     """
 
     input_schema: dict[str, Any]
@@ -65,6 +66,7 @@ class ToolSchema:
     growing_filters: bool = False
     guessed_body: str | None = None
     path_filled: frozenset[str] = frozenset()
+    items: ToolSchema | None = None
 
     @cached_property
     def declared(self) -> frozenset[str]:
@@ -186,6 +188,7 @@ class SchemaBuilder:
             growing_filters=growing,
             guessed_body=body.guessed,
             path_filled=filled,
+            items=_entry(body.item, defs) if body.item is not None else None,
         )
 
     def _or(self, endpoint: Endpoint, make: Callable[[], _T], default: _T) -> _T:
@@ -211,6 +214,26 @@ class SchemaBuilder:
             shape = self._or(endpoint, lambda: _record_shape(found, auto), None)
             self._records[key] = shape
         return self._records[key]
+
+
+def _entry(item: BodySchema, defs: dict[str, Any]) -> ToolSchema:
+    """A bulk tool's entry as a schema of its own: its id fills the body."""
+    schema: dict[str, Any] = {"type": "object", "properties": dict(item.properties)}
+    schema |= {"required": list(item.required), "additionalProperties": False}
+    fields = {name: name for name in item.properties if name != "id"}
+    return ToolSchema(
+        input_schema={**schema, "$defs": defs} if defs else schema,
+        description="",
+        summary="",
+        path_arguments={},
+        query_arguments={},
+        body_fields=fields,
+        body_argument=None,
+        relations=dict(item.relations),
+        filter_parameters={},
+        protocol_arguments=(),
+        path_filled=frozenset({"id"}),
+    )
 
 
 def _record_shape(serializer: Any, auto: AutoSchema) -> dict[str, Any] | None:
@@ -288,7 +311,7 @@ def output_schema(
     """
     action = ACTIONS.get(endpoint.action)
     cls = endpoint.view_class
-    if action is None or not issubclass(cls, action.mixin):
+    if action is None or action.mixin is None or not issubclass(cls, action.mixin):
         return None
     # partial_update is stock only when the update it calls is.
     method = "update" if endpoint.action == "partial_update" else endpoint.action

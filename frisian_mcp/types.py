@@ -270,7 +270,8 @@ class Call:
     #: quote, and the names one may (frisian_mcp.redaction).
     arguments: Mapping[str, Any] = field(default_factory=dict)
     input_schema: Mapping[str, Any] = field(default_factory=dict)
-    #: What call hooks add to a ``mode: "validate"`` report.
+    #: What call hooks (and a bulk tool's check) add to a ``mode: "validate"``
+    #: report.
     notes: JSONObject = field(default_factory=dict)
 
 
