@@ -90,10 +90,17 @@ def request_body(
     serializer = spectacular.serializer(view, auto.get_request_serializer)
     body = _body(view, auto, serializer, cache)
     partial = endpoint.method == "PATCH" and body.argument is None
-    if partial or _allocates(endpoint, auto):
-        # An allocator fills in what it allocates (ADR 0018).
+    allocates = _allocates(endpoint, auto)
+    if partial or allocates:
+        # An allocator fills in what it allocates (ADR 0018), from one
+        # object as from a list (ADR 0033).
         kept = body.required if body.argument else ()  # a list body is sent
         body = replace(_optional(body), required=kept)
+        listed = body.properties.get(body.argument or "") or {}
+        if allocates and listed.get("type") == "array":
+            one = {"anyOf": [listed, listed["items"]]}
+            properties = {**body.properties, str(body.argument): one}
+            body = replace(body, properties=properties)
     if endpoint.kind != Kind.ACTION or not is_serializer(serializer):
         return body
     if not spectacular.declared_request(auto):

@@ -223,6 +223,28 @@ def test_lookup_objects_are_resolved_entry_by_entry(
     ]
 
 
+def test_an_allocator_takes_one_object_as_rest_does(
+    mcp: MCPTestClient, tools: dict[str, dict[str, Any]], sites: list[Site]
+) -> None:
+    """Its declared body is a list; REST takes a single object too."""
+    body = tools["sites__available_racks"]["inputSchema"]["properties"]["body"]
+    assert [form["type"] for form in body["anyOf"]] == ["array", "object"]
+    site = sites[0]
+    url = f"/api/sites/{site.pk}/available-racks/"
+    status, over_rest, _ = rest("post", url, {"status": "planned"})
+    assert status == 201, over_rest
+    arguments = {"id": site.pk, "body": {"status": "planned"}}
+    result = mcp.call_tool("sites__available_racks", arguments)
+    assert result["isError"] is False, result
+    created = result["structuredContent"]
+    # Ids aside: PostgreSQL's sequences do not roll back.
+    assert {**created, "id": None} == {**over_rest, "id": None}
+    assert created["name"] == "R1"
+    listed = {"id": site.pk, "body": [{"status": "active"}, {}]}
+    result = mcp.call_tool("sites__available_racks", listed)
+    assert [r["name"] for r in result["structuredContent"]["result"]] == ["R2", "R3"]
+
+
 # -- refused calls ---------------------------------------------------------
 def test_an_unknown_id_refuses_the_whole_call(
     mcp: MCPTestClient, sites: list[Site]
