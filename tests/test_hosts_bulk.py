@@ -69,16 +69,16 @@ def rest(method: str, url: str, body: Any) -> tuple[int, Any, list[Any]]:
 
 
 def refused(mcp: MCPTestClient, name: str, arguments: dict[str, Any]) -> Any:
-    """The error data of a call that must fail; no row may change.
-
-    An argument error is JSON-RPC's -32602; any other an ``isError`` result.
+    """The error data (and message) of a call that must fail; no row may
+    change. An argument error is JSON-RPC's -32602; any other an ``isError``
+    result.
     """
     before = rows()
     code: int | None = None
     try:
         result = mcp.call_tool(name, arguments)
     except MCPError as exc:
-        code, data = exc.code, exc.data
+        code, data = exc.code, {**exc.data, "message": exc.message}
     else:
         assert result["isError"] is True, result
         data = result["structuredContent"]["error"]
@@ -323,6 +323,10 @@ def test_the_views_own_validation_names_the_entry_and_field(
     assert [(f["index"], f["field"], f["code"]) for f in error["fields"]] == [
         (1, "name", "unique")
     ]
+    assert error["message"].startswith(
+        "sites__bulk_partial_update rejected 1 item of the bulk body (index 1); "
+        "nothing was written."
+    )
 
 
 def test_what_only_the_views_action_finds_is_undone_by_it(
@@ -340,6 +344,8 @@ def test_what_only_the_views_action_finds_is_undone_by_it(
     error = refused(mcp, "sites__bulk_partial_update", {"objects": objects})
     assert error["code"] == "validation_failed"
     assert [(f["field"], f["code"]) for f in error["fields"]] == [("name", "unique")]
+    # What the view's action wrote is its own transaction's to undo.
+    assert "nothing was written" not in error["message"]
 
 
 @pytest.mark.parametrize(
