@@ -52,7 +52,8 @@ def check(tool: Tool, view: Any, call: Call) -> None:
     missing = [index for index, key in enumerate(keys) if key not in rows]
     if missing:
         raise _not_found(tool, missing)
-    twice = [i for i, key in enumerate(keys) if Counter(keys)[key] > 1]
+    counts = Counter(keys)
+    twice = [index for index, key in enumerate(keys) if counts[key] > 1]
     if twice:
         raise ToolInputError(
             f"Entries {few(twice, 10)} name the same row; nothing was written.",

@@ -280,7 +280,7 @@ def _bulk_items(
 def _checked_items(
     tool: str, schema: ToolSchema, items: list[Mapping[str, Any]]
 ) -> list[dict[str, Any]]:
-    """Guard every item like a single create; report every failing item."""
+    """Guard every item like a single write; report every failing item."""
     failures: list[tuple[int, ToolInputError]] = []
     bodies = []
     for index, raw in enumerate(items):
@@ -316,18 +316,19 @@ def _checked_items(
 
 
 def _check_not_empty(tool: str, schema: ToolSchema, body: Mapping[str, Any]) -> None:
-    """Refuse a create (or a bulk update's item) with no content in any field.
+    """Refuse a create with no content in any field, or a bulk update's entry
+    with no field at all (its id is none; ADR 0033).
 
     No field at all is the wrapper trap's signature; all-blank fields write
-    the same empty row, since DRF trims whitespace. An item's id is no content.
+    the same empty row, since DRF trims whitespace.
     """
     if not schema.body_fields or schema.body_argument is not None:
         return
     sent = [body[f] for f in schema.body_fields.values() if f in body]
-    if sent and not all(_blank(value) for value in sent):
+    entry = bool(schema.path_filled)  # a bulk update's entry may blank a field
+    if sent and (entry or not all(_blank(value) for value in sent)):
         return
     fields = few(schema.body_fields)
-    entry = bool(schema.path_filled)  # a bulk update's entry (ADR 0033)
     effect = "change nothing" if entry else "create an empty record"
     where = "beside the id" if entry else "as top-level arguments"
     message = (
