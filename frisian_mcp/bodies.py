@@ -28,13 +28,14 @@ from frisian_mcp import spectacular
 from frisian_mcp.discovery import query_parameter, viewset_option
 from frisian_mcp.exceptions import ConfigurationError, host_call
 from frisian_mcp.jsonschema import drop_required, schema_problem, to_json_schema
-from frisian_mcp.relations import Relation, argument_schema
+from frisian_mcp.relations import Relation, argument_schema, relation_schema
 from frisian_mcp.types import ACTIONS, Endpoint, Kind, dotted
 
 if TYPE_CHECKING:
     from frisian_mcp.schema import ToolSchema
 
 __all__ = [
+    "BULK_ARGUMENTS",
     "Bodies",
     "BodySchema",
     "declared_body",
@@ -58,6 +59,7 @@ class BodySchema:
     ``unchecked``: the body is a guess, so keys beyond it go to the view
     unchecked (ADR 0030); ``guessed``: the serializer it was guessed from;
     ``warning``: why W009 names it, and the serializer its hint suggests.
+    ``item``: what each entry of a bulk tool's list holds (ADR 0033).
     """
 
     properties: Mapping[str, Any] = field(default_factory=dict)
@@ -68,16 +70,21 @@ class BodySchema:
     guessed: str | None = None
     unchecked: bool = False
     warning: tuple[str, str] | None = None
+    item: BodySchema | None = None
 
 
 #: Serializer bodies by (view class, serializer class), mapped once.
 Bodies = dict[tuple[type[Any], type[Any]], BodySchema]
+#: A bulk tool's one argument, its list (ADR 0033).
+BULK_ARGUMENTS = {Kind.BULK_UPDATE: "objects", Kind.BULK_DELETE: "ids"}
 
 
 def request_body(
     endpoint: Endpoint, view: Any, auto: AutoSchema, cache: Bodies
 ) -> BodySchema:
     """The body ``endpoint``'s tool sends: declared, the serializer's, or a guess."""
+    if endpoint.kind in BULK_ARGUMENTS:
+        return _bulk_body(endpoint, view, auto, cache)
     if endpoint.method not in ("POST", "PUT", "PATCH", "DELETE"):
         return BodySchema()
     declared = declared_body(endpoint)
@@ -90,17 +97,17 @@ def request_body(
     serializer = _request_serializer(view, auto)
     body = _body(view, auto, serializer, cache)
     partial = endpoint.method == "PATCH" and body.argument is None
-    if partial or _allocates(endpoint, auto):
-        # "May be left out", not "a reference may be incomplete": related
-        # fields keep their rules. An allocator fills in what it allocates
-        # (ADR 0018).
-        props = {
-            k: v if k in body.relations else drop_required(v)
-            for k, v in body.properties.items()
-        }
-        defs = {k: drop_required(v) for k, v in body.defs.items()}
+    allocates = _allocates(endpoint, auto)
+    if partial or allocates:
+        # An allocator fills in what it allocates (ADR 0018), from one
+        # object as from a list (ADR 0033).
         kept = body.required if body.argument else ()  # a list body is sent
-        body = replace(body, properties=props, required=kept, defs=defs)
+        body = replace(_optional(body), required=kept)
+        listed = body.properties.get(body.argument or "") or {}
+        if allocates and listed.get("type") == "array":
+            one = {"anyOf": [listed, listed["items"]]}
+            properties = {**body.properties, str(body.argument): one}
+            body = replace(body, properties=properties)
     if endpoint.kind != Kind.ACTION:
         return _stock_body(endpoint, auto, serializer, body)
     if not spectacular.declared_request(auto):
@@ -132,7 +139,8 @@ def _guessed(endpoint: Endpoint, serializer: Any, body: BodySchema) -> BodySchem
     body = replace(body, unchecked=True, guessed=name)
     cls = endpoint.view_class
     if endpoint.actions is None and not any(
-        issubclass(cls, action.mixin) for action in ACTIONS.values()
+        action.mixin is not None and issubclass(cls, action.mixin)
+        for action in ACTIONS.values()
     ):
         return body
     own = type(serializer) is getattr(cls, "serializer_class", None)
@@ -327,6 +335,54 @@ def _map_serializer(serializer: Any, auto: AutoSchema) -> BodySchema:
         properties[name] = prop
     required = tuple(r for r in schema.get("required", ()) if r in properties)
     return BodySchema(properties, required, relations, defs=defs)
+
+
+def _bulk_body(
+    endpoint: Endpoint, view: Any, auto: AutoSchema, cache: Bodies
+) -> BodySchema:
+    """A bulk tool's list: each entry the ``id`` of a row and, for an update,
+    the fields of the view's serializer (of a list one's items): every
+    required one for PUT, none for PATCH. A delete's entries may be ids."""
+    item = BodySchema()
+    if endpoint.kind == Kind.BULK_UPDATE:
+        serializer = spectacular.serializer(view, auto.get_request_serializer)
+        item = _body(view, auto, serializer, cache)
+        if item.argument is not None:  # a list body: its items' fields
+            items = item.properties[item.argument].get("items") or {}
+            required = tuple(items.get("required") or ())
+            item = replace(item, properties=items.get("properties") or {})
+            item = replace(item, required=required, argument=None)
+        item = _optional(item) if endpoint.method == "PATCH" else item
+    cls = type(view)
+    model = getattr(getattr(cls, "queryset", None), "model", None)
+    meta = getattr(getattr(cls, "serializer_class", None), "Meta", None)
+    model = model or getattr(meta, "model", None)
+    key = relation_schema(Relation("id", "pk", False, False, model), {}, [])
+    fields = {name: v for name, v in item.properties.items() if name != "id"}
+    required = ("id", *(name for name in item.required if name != "id"))
+    item = replace(item, properties={"id": key, **fields}, required=required)
+    entry: dict[str, Any] = {"type": "object", "properties": dict(item.properties)}
+    entry |= {"required": list(required), "additionalProperties": False}
+    if fields:  # the id and a field to change (the empty-write guard's rule)
+        entry["minProperties"] = 2
+    ids = endpoint.kind == Kind.BULK_DELETE  # an id alone will do
+    listed = {"anyOf": [*key.get("anyOf", [key]), entry]} if ids else entry
+    argument = BULK_ARGUMENTS[endpoint.kind]
+    array = {argument: {"type": "array", "items": listed, "minItems": 1}}
+    return BodySchema(
+        array, (argument,), item.relations, argument, item.defs, item=item
+    )
+
+
+def _optional(body: BodySchema) -> BodySchema:
+    """``body`` with no field required, at any depth: "may be left out",
+    not "a reference may be incomplete" (related fields keep their rules)."""
+    properties = {
+        k: v if k in body.relations else drop_required(v)
+        for k, v in body.properties.items()
+    }
+    defs = {k: drop_required(v) for k, v in body.defs.items()}
+    return replace(body, properties=properties, required=(), defs=defs)
 
 
 def _allocates(endpoint: Endpoint, auto: AutoSchema) -> bool:

@@ -319,6 +319,7 @@ def _methods_and_actions(callback: Callable[..., Any]) -> list[tuple[str, str, s
                 name
                 for name, spec in ACTIONS.items()
                 if spec.method == method
+                and spec.mixin is not None
                 and issubclass(cls, spec.mixin)
                 # Generic views implement every stock action they mix in.
                 and hasattr(cls, name)

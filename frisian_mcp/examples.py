@@ -84,6 +84,8 @@ def example_value(schema: Any) -> Any:
         for option in schema.get("anyOf") or ():
             names = names or list(option.get("required") or [])
         names = names or list(props)[:1]
+        more = int(schema.get("minProperties", 0)) - len(names)
+        names += [name for name in props if name not in names][: max(more, 0)]
         return {name: example_value(props.get(name, {})) for name in names}
     return "value"
 

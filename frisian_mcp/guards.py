@@ -8,6 +8,7 @@ the empty-write and query-length guards. No message repeats a caller value.
 from __future__ import annotations
 
 import difflib
+import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -55,12 +56,12 @@ def check(
         call.validate_only = options.get("mode") == "validate"
         items = _bulk_items(tool, kind, schema, rest)
         if items is not None:
-            # The items are checked one by one; here only the protocol arguments.
-            protocol = [
-                p for p in found if references.field_root(p["field"]) in options
-            ]
-            _check_undeclared(tool, schema, {}, protocol)
-            call.body, call.bulk = _checked_items(tool, schema, items), True
+            # The items are checked one by one; here only the other arguments.
+            others = {*options, *schema.path_arguments}
+            found = [p for p in found if references.field_root(p["field"]) in others]
+            _check_undeclared(tool, schema, {}, found)
+            call.body = _checked_items(tool, schema.items or schema, items)
+            call.bulk = True
             return call
         if kind == Kind.UPDATE:  # a record sent back: its read-only fields
             echoed = [k for k in rest if k not in schema.declared]
@@ -125,8 +126,7 @@ def _check_undeclared(
         raise _unknown_error(tool, schema, undeclared, found)
     if found:
         summary = "; ".join(f"{p['field']} {p['message']}" for p in found[:5])
-        if len(found) > 5:
-            summary += f"; and {len(found) - 5} more"
+        summary += f"; and {len(found) - 5} more" if len(found) > 5 else ""
         refs = all(p["code"] == "invalid_reference" for p in found)
         raise ToolInputError(
             f"Invalid {'references' if refs else 'arguments'} for {tool}: {summary}.",
@@ -157,8 +157,7 @@ def _wrapper_error(
     found: list[FieldError],
 ) -> ToolInputError:
     key, fields = wrappers[0], _body_fields(schema)
-    inner = as_object(args[key])
-    wrapped = [name for name in inner if name in schema.declared]
+    wrapped = [name for name in as_object(args[key]) if name in schema.declared]
     shown = _show_key(key)
     advice = (
         f"Unwrap {shown}: send {few(wrapped)} directly as top-level "
@@ -212,7 +211,6 @@ def _unknown_error(
     message += f" Arguments of {tool}: {few(candidates) or '(none)'}."
     if any(k in arguments.NAMES for k in undeclared):
         message += " (Some protocol arguments apply to other kinds of tools only.)"
-    extra = {"suggestions": suggestions, **_declared(_body_fields(schema))}
     return ToolInputError(
         message,
         code=ErrorCode.UNKNOWN_ARGUMENT,
@@ -220,7 +218,7 @@ def _unknown_error(
         fields=entries + found[:_MAX_ENTRIES],
         hint="Remove or rename the unknown arguments; the server would ignore "
         "them and lose their data. help: true lists every argument.",
-        extra=extra,
+        extra={"suggestions": suggestions, **_declared(_body_fields(schema))},
     )
 
 
@@ -236,27 +234,31 @@ def _undeclared(keys: list[str], wrappers: list[str]) -> list[FieldError]:
 def _bulk_items(
     tool: str, kind: Kind, schema: ToolSchema, args: Mapping[str, Any]
 ) -> list[Any] | None:
-    """The items of a bulk body: one undeclared bulk key holding a list."""
+    """A bulk body's items: a bulk tool's list alone (ids as ``{"id": ...}``,
+    ADR 0033), or one undeclared bulk key holding a list (a bulk create)."""
     keys = [k for k in args if k in BULK_BODY_KEYS and k not in schema.declared]
+    if schema.items is not None:  # else its schema errors say what is wrong
+        alone = set(args) - set(schema.path_arguments) == {schema.body_argument}
+        keys = [str(schema.body_argument)] if alone else []
     if len(keys) != 1 or not isinstance(args[keys[0]], list):
         return None
     key, items = keys[0], args[keys[0]]
-
-    def refuse(message: str, **details: Any) -> ToolInputError:
-        return ToolInputError(
-            message, code=ErrorCode.INVALID_BULK_BODY, tool=tool, field=key, **details
-        )
-
-    if len(args) != 1:
+    refuse = functools.partial(
+        ToolInputError, code=ErrorCode.INVALID_BULK_BODY, tool=tool, field=key
+    )
+    if schema.items is not None:
+        ids = not schema.items.body_fields
+        items = [{"id": i} if ids and not isinstance(i, Mapping) else i for i in items]
+    elif len(args) != 1:
         if KINDS[kind].bulk and all(isinstance(i, Mapping) for i in items):
             raise refuse(
                 f"A bulk body must be the only argument: send {{{key!r}: [...]}} "
                 "alone, or the fields of one object flat."
             )
         return None
-    if schema.unchecked_to is not None and not KINDS[kind].bulk:
+    elif schema.unchecked_to is not None and not KINDS[kind].bulk:
         return None  # the view's own body, sent unchecked (ADR 0030)
-    if not KINDS[kind].bulk or schema.path_arguments:
+    elif not KINDS[kind].bulk or schema.path_arguments:
         raise refuse(
             f"{tool} does not take a list of objects; bulk bodies work with create "
             "tools only. Send one call per object, with its fields as top-level "
@@ -281,30 +283,25 @@ def _bulk_items(
 def _checked_items(
     tool: str, schema: ToolSchema, items: list[Mapping[str, Any]]
 ) -> list[dict[str, Any]]:
-    """Guard every item like a single create; report every failing item."""
+    """Guard every item like a single write; report every failing item."""
     failures: list[tuple[int, ToolInputError]] = []
     bodies = []
     for index, raw in enumerate(items):
-        raw = arguments.without_client_keys(schema.declared, raw)
-        item = coerce(schema.input_schema, raw, BULK_BODY_KEYS)
+        item = arguments.without_client_keys(schema.declared, raw)
+        item = coerce(schema.input_schema, item, BULK_BODY_KEYS)
         try:
             _check_undeclared(tool, schema, item, _validate(schema, item))
-            body = _body(schema, item)
-            _check_not_empty(tool, schema, body)
+            bodies.append(_body(schema, item))
+            _check_not_empty(tool, schema, bodies[-1])
         except ToolInputError as exc:
             failures.append((index, exc))
-            continue
-        bodies.append(body)
     if not failures:
         return bodies
     fields: list[FieldError] = []
     for index, failure in failures:
         entries = failure.fields or [
-            {
-                "field": failure.field or "arguments",
-                "code": failure.code.value,
-                "message": failure.message,
-            }
+            {"field": failure.field or "arguments", "code": failure.code.value}
+            | {"message": failure.message}
         ]
         fields.extend({"index": index, **entry} for entry in entries)
     codes = {exc.code for _, exc in failures}
@@ -322,22 +319,27 @@ def _checked_items(
 
 
 def _check_not_empty(tool: str, schema: ToolSchema, body: Mapping[str, Any]) -> None:
-    """Refuse a create that carries no content in any declared field.
+    """Refuse a create with no content in any field, or a bulk update's entry
+    with no field at all (its id is none; ADR 0033).
 
     No field at all is the wrapper trap's signature; all-blank fields write
     the same empty row, since DRF trims whitespace.
     """
     if not schema.body_fields or schema.body_argument is not None:
         return
-    if body and not all(_blank(value) for value in body.values()):
+    sent = [body[f] for f in schema.body_fields.values() if f in body]
+    entry = bool(schema.path_filled)  # a bulk update's entry may blank a field
+    if sent and (entry or not all(_blank(value) for value in sent)):
         return
     fields = few(schema.body_fields)
+    effect = "change nothing" if entry else "create an empty record"
+    where = "beside the id" if entry else "as top-level arguments"
     message = (
-        f"Every field sent to {tool} is empty, so it would create an empty "
-        f"record. Send at least one field with a value: {fields}."
-        if body
-        else f"{tool} received no fields, so it would create an empty record. "
-        f"Send the fields as top-level arguments: {fields}."
+        f"Every field sent to {tool} is empty, so it would {effect}. Send at "
+        f"least one field with a value: {fields}."
+        if sent
+        else f"{tool} received no fields, so it would {effect}. Send the fields "
+        f"{where}: {fields}."
     )
     raise ToolInputError(
         message,

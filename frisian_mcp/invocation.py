@@ -29,7 +29,7 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from frisian_mcp import collisions, pagination, references, routing
+from frisian_mcp import bulk, collisions, pagination, references, routing
 from frisian_mcp.exceptions import ToolError
 from frisian_mcp.hooks import call_hooks, foreign_body, map_response
 from frisian_mcp.outcomes import Answer, busy, refused_query, unavailable
@@ -79,7 +79,7 @@ def run(tool: Tool, call: Call, context: CallContext) -> Answer:
     handler = _Handler(view, tool, call, writes, context)
     model = tool.model
     using = router.db_for_write(model) if model is not None else DEFAULT_DB_ALIAS
-    own = call.bulk or call.validate_only
+    own = (call.bulk and tool.kind == Kind.CREATE) or call.validate_only
     try:
         with _transaction(match.func, using, own):
             response = view.dispatch(request, *match.args, **match.kwargs)
@@ -213,8 +213,7 @@ class _Handler:
         self.view, self.tool, self.call, self.context = view, tool, call, context
         self.entered = False
         self.index: int | None = None
-        #: A bulk create's validated items, and its model fields' argument
-        #: names, for naming collisions.
+        #: A bulk create's validated items and fields' names, for collisions.
         self.rows: list[Any] | None = None
         self.labels: dict[str, str] | None = None
         method = tool.endpoint.method.lower()
@@ -257,9 +256,11 @@ class _Handler:
             references.resolve(
                 self.tool.name, self.tool.schema, bodies, view, indexed=many
             )
+        if self.tool.kind in bulk.KINDS:  # its rows, found first (ADR 0033)
+            bulk.check(self.tool, view, call)
         for hook in call_hooks():
             hook.check_call(self.tool, call, view, self.context)
-        if call.bulk:
+        if call.bulk and self.tool.kind == Kind.CREATE:
             return self._bulk(request, *args, **kwargs)
         if call.validate_only:
             return _validate(view, request.method, call.body)
@@ -295,6 +296,8 @@ class _Handler:
 
 def _validate(view: Any, method: str, body: Any) -> Response:
     """Check a create, update or delete as the view would; never ``perform_*``."""
+    if isinstance(body, list):  # a bulk update's or delete's: checked already
+        return Response({})
     instance = view.get_object() if method in ("PUT", "PATCH", "DELETE") else None
     if method == "DELETE":
         return Response({"validated": None, "instance": instance})

@@ -2,8 +2,9 @@
 
 :data:`KINDS` says, once, what each kind of tool implies: its annotations,
 protocol arguments, OAuth scope, result shape and bulk body. :data:`ACTIONS`
-maps each stock DRF action to its kind, method, mixin and wording. Data only;
-it imports no other frisian_mcp module.
+maps each stock DRF action (and the bulk actions hosts map onto list routes,
+ADR 0033) to its kind, method, mixin and wording. Data only; it imports no
+other frisian_mcp module.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ class Kind(enum.StrEnum):
     UPDATE = "update"
     DELETE = "delete"
     ACTION = "action"
+    BULK_UPDATE = "bulk_update"
+    BULK_DELETE = "bulk_delete"
 
 
 @dataclass(frozen=True)
@@ -36,7 +39,8 @@ class KindRow:
     """Every fact one kind of tool implies (ADR 0029): its ToolAnnotations
     (but the title), the protocol arguments it takes, the OAuth scope that
     unlocks it by default, the shape of its stock result (``None``: the
-    view's own) and whether it takes a bulk body (``{"objects": [...]}``)."""
+    view's own) and whether a list under an undeclared bulk key is a bulk
+    body (a create's ``{"objects": [...]}``)."""
 
     kind: Kind
     annotations: ToolAnnotations
@@ -89,6 +93,11 @@ KINDS: dict[str, KindRow] = {
         "write",
         None,
     ),
+    # A list of rows by id (ADR 0033); the view's own answer.
+    "bulk_update": KindRow(Kind.BULK_UPDATE, _CHANGES, ("help", "mode"), "write", None),
+    "bulk_delete": KindRow(
+        Kind.BULK_DELETE, _CHANGES, ("help", "mode"), "write", "deleted"
+    ),
 }
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
@@ -98,12 +107,13 @@ class Action:
     """One stock DRF action: its kind, HTTP method, mixin and wording.
 
     ``title`` and ``lead`` are templates over ``noun``, ``plural`` and
-    ``lookup`` (the path arguments).
+    ``lookup`` (the path arguments). A host's own action (a bulk one) has
+    no ``mixin``: its answer is the view's.
     """
 
     kind: Kind
     method: str
-    mixin: type[Any]
+    mixin: type[Any] | None
     title: str
     lead: str
 
@@ -152,5 +162,32 @@ ACTIONS: dict[str, Action] = {
         mixins.DestroyModelMixin,
         "Delete {noun}",
         "Delete a {noun} found by {lookup}.",
+    ),
+    # Bulk actions a host's router maps onto its list route (ADR 0033).
+    "bulk_update": Action(
+        Kind.BULK_UPDATE,
+        "PUT",
+        None,
+        "Update {plural} in bulk",
+        "Replace several {plural} in one call: objects lists them, each with "
+        "the id of a {noun} and every required field. An id that names no "
+        "{noun} you can see refuses the whole call.",
+    ),
+    "bulk_partial_update": Action(
+        Kind.BULK_UPDATE,
+        "PATCH",
+        None,
+        "Partially update {plural} in bulk",
+        "Change fields of several {plural} in one call: objects lists them, "
+        "each with the id of a {noun} and only the fields to change. An id "
+        "that names no {noun} you can see refuses the whole call.",
+    ),
+    "bulk_destroy": Action(
+        Kind.BULK_DELETE,
+        "DELETE",
+        None,
+        "Delete {plural} in bulk",
+        "Delete several {plural} in one call, by their ids. An id that names "
+        "no {noun} you can see refuses the whole call.",
     ),
 }

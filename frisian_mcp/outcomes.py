@@ -129,7 +129,7 @@ def result(
         report = _validation(data, len(call.body) if call.bulk else None)
         report["validation"].update(call.notes)
         return report
-    if call.bulk:
+    if call.bulk and KINDS[kind].bulk:
         return _bulk(data, pk)
     if KINDS[kind].result == "deleted" and data is None:
         return {"deleted": True}
@@ -282,16 +282,16 @@ def _rejected(
     else:
         fields = [_indexed(entry, answer.index) for entry in fields]
         indexes = sorted({f["index"] for f in fields if "index" in f})
-        shown = few(indexes, 10) or "?"
+        shown = f" (index {few(indexes, 10)})" if indexes else ""
+        # Ids bulk.check passed (call.notes): the view's own action refused.
+        undone = "" if "ids" in call.notes else "; nothing was written"
         plural = "s" if len(indexes) != 1 else ""
         message = (
             f"{tool} rejected {len(indexes) or 'some'} item{plural} of the bulk "
-            f"body (index {shown}); nothing was written."
+            f"body{shown}{undone}."
         )
         fix = "Fix the listed fields and send the whole list again."
-        hint = (
-            "Each entry of 'fields' names the item index, the field and what is wrong."
-        )
+        hint = "Each entry of 'fields' names an item index, a field and what is wrong."
     lacking = _lacking(fields, known)
     if lacking:
         them = "it" if len(lacking) == 1 else "them"

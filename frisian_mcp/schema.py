@@ -29,7 +29,7 @@ from frisian_mcp.jsonschema import parameter_schema, to_json_schema
 from frisian_mcp.pagination import pages
 from frisian_mcp.relations import Relation, record_schema
 from frisian_mcp.spectacular import make_view
-from frisian_mcp.types import PATH_VARIABLE, Endpoint, SchemaProblem, dotted
+from frisian_mcp.types import PATH_VARIABLE, Endpoint, SchemaProblem
 
 __all__ = ["SchemaBuilder", "SchemaProblem", "ToolSchema"]
 
@@ -52,6 +52,7 @@ class ToolSchema:
     ``unchecked_to``: where a tool whose schema is a guess sends undeclared
     arguments, unchecked (``"body"`` or ``"query"``, ADR 0030); its body was
     ``guessed_body`` from that serializer, and W009 says ``body_warning``.
+    ``items``: a bulk tool's entry, checked one by one (ADR 0033).
     """
 
     input_schema: dict[str, Any]
@@ -73,6 +74,7 @@ class ToolSchema:
     serializer: str | None = None
     unchecked_to: str | None = None
     body_warning: tuple[str, str] | None = None
+    items: ToolSchema | None = None
 
     @cached_property
     def declared(self) -> frozenset[str]:
@@ -204,9 +206,10 @@ class SchemaBuilder:
             growing_filters=growing,
             guessed_body=body.guessed,
             path_filled=filled,
-            serializer=_chosen(endpoint, view),
+            serializer=spectacular.chosen_serializer(endpoint, view),
             unchecked_to=unchecked,
             body_warning=body.warning,
+            items=_entry(body.item, defs) if body.item is not None else None,
         )
 
     def _or(self, endpoint: Endpoint, make: Callable[[], _T], default: _T) -> _T:
@@ -234,18 +237,24 @@ class SchemaBuilder:
         return self._records[key]
 
 
-def _chosen(endpoint: Endpoint, view: Any) -> str | None:
-    """The serializer class the view chose itself for a body or a record."""
-    body = endpoint.method in ("POST", "PUT", "PATCH")
-    if not (body or endpoint.row.result in ("page", "record")):
-        return None
-    if not spectacular.chooses_serializer(endpoint.view_class):
-        return None
-    try:
-        found = host_call(view.get_serializer_class)
-    except HostError:
-        return None  # the body or the record reports the failure
-    return dotted(found) if isinstance(found, type) else None
+def _entry(item: BodySchema, defs: dict[str, Any]) -> ToolSchema:
+    """A bulk tool's entry as a schema of its own: its id fills the body."""
+    schema: dict[str, Any] = {"type": "object", "properties": dict(item.properties)}
+    schema |= {"required": list(item.required), "additionalProperties": False}
+    fields = {name: name for name in item.properties if name != "id"}
+    return ToolSchema(
+        input_schema={**schema, "$defs": defs} if defs else schema,
+        description="",
+        summary="",
+        path_arguments={},
+        query_arguments={},
+        body_fields=fields,
+        body_argument=None,
+        relations=dict(item.relations),
+        filter_parameters={},
+        protocol_arguments=(),
+        path_filled=frozenset({"id"}),
+    )
 
 
 def _record_shape(serializer: Any, auto: AutoSchema) -> dict[str, Any] | None:

@@ -29,12 +29,13 @@ from rest_framework.versioning import NamespaceVersioning
 
 from frisian_mcp.exceptions import HostError, host_call
 from frisian_mcp.routing import pinned_version
-from frisian_mcp.types import Endpoint
+from frisian_mcp.types import Endpoint, dotted
 
 __all__ = [
     "caller_serializer",
     "chooses_serializer",
     "chosen_for_action",
+    "chosen_serializer",
     "components",
     "declared_parameters",
     "declared_request",
@@ -105,6 +106,20 @@ def chooses_serializer(view_class: type[Any]) -> bool:
     """Whether the view picks its serializer per request (its own method)."""
     own = getattr(view_class, "get_serializer_class", None)
     return own is not None and own is not GenericAPIView.get_serializer_class
+
+
+def chosen_serializer(endpoint: Endpoint, view: Any) -> str | None:
+    """The serializer class a view chose itself for a body or a record."""
+    body = endpoint.method in ("POST", "PUT", "PATCH")
+    if not (body or endpoint.row.result in ("page", "record")):
+        return None
+    if not chooses_serializer(endpoint.view_class):
+        return None
+    try:
+        found = host_call(view.get_serializer_class)
+    except HostError:
+        return None  # the body or the record reports the failure
+    return dotted(found) if isinstance(found, type) else None
 
 
 def caller_serializer(endpoint: Endpoint, user: Any, auth: Any) -> Any:

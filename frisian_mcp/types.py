@@ -151,6 +151,7 @@ class Endpoint:
         method = "update" if self.action == "partial_update" else self.action
         return (
             action is not None
+            and action.mixin is not None
             and issubclass(self.view_class, action.mixin)
             and inspect.unwrap(getattr(self.view_class, method))
             is getattr(action.mixin, method)
@@ -298,7 +299,8 @@ class Call:
     #: quote, and the names one may (frisian_mcp.redaction).
     arguments: Mapping[str, Any] = field(default_factory=dict)
     input_schema: Mapping[str, Any] = field(default_factory=dict)
-    #: What call hooks add to a ``mode: "validate"`` report.
+    #: What call hooks (and a bulk tool's check) add to a ``mode: "validate"``
+    #: report.
     notes: JSONObject = field(default_factory=dict)
 
 

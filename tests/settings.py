@@ -61,6 +61,7 @@ INSTALLED_APPS = [
     "tests.hosts.files",
     "tests.hosts.helpdesk",
     "tests.hosts.catalogue",
+    "tests.hosts.bulk",
 ]
 
 try:  # django-oauth-toolkit is optional: the OAuth tests skip without it

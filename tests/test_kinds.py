@@ -31,12 +31,15 @@ def test_each_listed_tool_carries_its_rows_annotations_and_arguments() -> None:
     assert {"list", "read", "create", "update", "delete"} <= seen
 
 
+WRITES = ["create", "update", "delete", "action", "bulk_update", "bulk_delete"]
+
+
 def test_the_oauth_default_scopes_are_the_rows_scopes() -> None:
     from frisian_mcp.contrib.oauth.authentication import CATEGORIES, DEFAULT_SCOPES
 
     assert DEFAULT_SCOPES == {
         "mcp:read": ["list", "read", "safe_action"],
-        "mcp:write": ["create", "update", "delete", "action"],
+        "mcp:write": WRITES,
     }
     assert frozenset(KINDS) == CATEGORIES
 

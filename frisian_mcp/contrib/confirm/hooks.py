@@ -62,11 +62,14 @@ _ARGUMENTS: dict[str, JSONObject] = {
 
 
 def needs_confirmation(tool: Tool) -> bool:
-    """Whether ``CONFIRM`` names the tool, its kind or action, or "destructive"."""
+    """Whether ``CONFIRM`` names the tool, its kind or action, or "destructive".
+
+    A kind or action names its bulk form too: "destroy" covers "bulk_destroy".
+    """
+    names = {tool.kind.value, tool.endpoint.action}
+    names |= {name.removeprefix("bulk_") for name in names}
     for entry in mcp_settings.CONFIRM:
-        if entry in (tool.kind.value, tool.endpoint.action) or fnmatch.fnmatchcase(
-            tool.name, entry
-        ):
+        if entry in names or fnmatch.fnmatchcase(tool.name, entry):
             return True
         if entry == "destructive" and tool.annotations.get("destructiveHint"):
             return True

@@ -28,6 +28,7 @@ __all__ = ["record_of", "state_of", "summarise"]
 logger = logging.getLogger("frisian_mcp")
 #: Kinds whose summary names the action with a verb of its own.
 _VERBS = {Kind.DELETE: "delete", Kind.UPDATE: "update", Kind.CREATE: "create"}
+_VERBS |= {Kind.BULK_DELETE: "delete", Kind.BULK_UPDATE: "update"}
 
 
 def record_of(view: Any, call: Call) -> models.Model | None:
@@ -52,9 +53,11 @@ def state_of(record: models.Model | None) -> str | None:
 
 def summarise(tool: Tool, record: models.Model | None, call: Call) -> JSONObject:
     """What the call would do, for the person who confirms it."""
-    noun, _ = tool.nouns()
+    noun, plural = tool.nouns()
     summary: JSONObject = {"action": _VERBS.get(tool.kind, tool.endpoint.action)}
     summary["tool"], summary["model"] = tool.name, noun
+    if call.bulk and isinstance(call.body, list):  # a bulk body: how many rows
+        summary["model"], summary["count"] = plural, len(call.body)
     if record is not None:
         redact = Redactor([call.arguments, call.path_kwargs], call.input_schema)
         text = _host_text(tool, lambda: str(record))
@@ -108,6 +111,8 @@ def _sentence(summary: JSONObject) -> str:
     """One sentence a person can answer yes or no to."""
     verb, record = str(summary["action"]), summary.get("record")
     target = f"{summary['model']} «{record}»" if record else str(summary["model"])
+    if "count" in summary:
+        target = f"{summary['count']} {summary['model']}"
     text = f"{verb.capitalize()} {target}"
     parts = [f"{d['count']} {d['model']}" for d in summary.get("deleted_with", ())]
     if parts:
