@@ -59,6 +59,7 @@ INSTALLED_APPS = [
     "tests.hosts.ipam",
     "tests.hosts.notebook",
     "tests.hosts.files",
+    "tests.hosts.platform",
 ]
 
 try:  # django-oauth-toolkit is optional: the OAuth tests skip without it
