@@ -16,7 +16,7 @@ from rest_framework import serializers, viewsets
 from tests.hosts.platform.models import STYLES, Project, Translation
 
 #: A filter's help as hosts write it: long, in markdown.
-STYLE_HELP = "\n\n".join(
+STYLE_HELP = "\n".join(
     f"* `{code}` - {label}: codes are written the {label.lower()} way, as "
     "in the [style guide](https://example.org/styles) of the platform."
     for code, label in STYLES
