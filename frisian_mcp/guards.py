@@ -65,7 +65,9 @@ def check(
             echoed = [k for k in rest if k not in schema.declared]
             call.echoed = {k: rest.pop(k) for k in echoed if k in schema.record_fields}
         _check_undeclared(tool, schema, rest, found)
-        call.listing = listing = arguments.list_state(tool, options, caller)
+        call.listing = listing = arguments.list_state(
+            tool, options, caller, call.path_kwargs
+        )
         call.paged = "page" in schema.protocol_arguments
         if listing.filters or schema.query_arguments:  # else: no query string
             growing, joined = query.growing_filters(
