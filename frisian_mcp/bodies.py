@@ -56,7 +56,8 @@ class BodySchema:
     """A request body as top-level properties, or as one ``argument``.
 
     ``guessed``: the ``serializer_class`` drf-spectacular guessed the body
-    of a custom action from, the action declaring none.
+    of a custom action from, the action declaring none. ``files``: file
+    fields, which no JSON body carries; ``required`` may name them.
     """
 
     properties: Mapping[str, Any] = field(default_factory=dict)
@@ -65,6 +66,7 @@ class BodySchema:
     argument: str | None = None
     defs: Mapping[str, Any] = field(default_factory=dict)
     guessed: str | None = None
+    files: tuple[str, ...] = ()
 
 
 #: Serializer bodies by (view class, serializer class), mapped once.
@@ -243,16 +245,19 @@ def _map_serializer(serializer: Any, auto: AutoSchema) -> BodySchema:
     fields = {n: f for n, f in found if not f.read_only}
     properties: dict[str, Any] = {}
     relations: dict[str, Relation] = {}
+    files: list[str] = []
     for name, prop in (schema.get("properties") or {}).items():
         if prop.get("format") == "binary":
-            continue  # file uploads cannot travel in a JSON body
+            files.append(name)  # file uploads cannot travel in a JSON body
+            continue
         if name in fields:
             prop, relation = argument_schema(serializer, name, fields[name], prop)
             if relation is not None:
                 relations[name] = relation
         properties[name] = prop
-    required = tuple(r for r in schema.get("required", ()) if r in properties)
-    return BodySchema(properties, required, relations, defs=defs)
+    known = (*properties, *files)
+    required = tuple(r for r in schema.get("required", ()) if r in known)
+    return BodySchema(properties, required, relations, defs=defs, files=tuple(files))
 
 
 def _allocates(endpoint: Endpoint, auto: AutoSchema) -> bool:

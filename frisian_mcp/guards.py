@@ -65,10 +65,8 @@ def check(
             echoed = [k for k in rest if k not in schema.declared]
             call.echoed = {k: rest.pop(k) for k in echoed if k in schema.record_fields}
         _check_undeclared(tool, schema, rest, found)
-        call.listing = listing = arguments.list_state(
-            tool, options, caller, call.path_kwargs
-        )
-        call.paged = "page" in schema.protocol_arguments
+        listing = arguments.list_state(tool, options, caller, call.path_kwargs)
+        call.listing, call.paged = listing, "page" in schema.protocol_arguments
         if listing.filters or schema.query_arguments:  # else: no query string
             growing, joined = query.growing_filters(
                 schema, listing.filters, live, call.path_kwargs
@@ -210,6 +208,12 @@ def _unknown_error(
     message += f" Arguments of {tool}: {few(candidates) or '(none)'}."
     if any(k in arguments.NAMES for k in undeclared):
         message += " (Some protocol arguments apply to other kinds of tools only.)"
+    if files := [k for k in undeclared if k in schema.file_fields]:
+        message += (
+            f" {few(files)}: file fields, which this server does not carry through "
+            "tools; send the file over the REST API, or ask the server's operator "
+            "to install the files extra (docs/files.md)."
+        )
     extra = {"suggestions": suggestions, **_declared(_body_fields(schema))}
     return ToolInputError(
         message,
@@ -297,11 +301,8 @@ def _checked_items(
     fields: list[FieldError] = []
     for index, failure in failures:
         entries = failure.fields or [
-            {
-                "field": failure.field or "arguments",
-                "code": failure.code.value,
-                "message": failure.message,
-            }
+            {"field": failure.field or "arguments", "code": failure.code.value}
+            | {"message": failure.message}
         ]
         fields.extend({"index": index, **entry} for entry in entries)
     codes = {exc.code for _, exc in failures}

@@ -65,6 +65,10 @@ class ToolSchema:
     growing_filters: bool = False
     guessed_body: str | None = None
     path_filled: frozenset[str] = frozenset()
+    #: File fields no JSON body carries (the files extra's hook adds them);
+    #: those the body requires.
+    file_fields: tuple[str, ...] = ()
+    required_files: tuple[str, ...] = ()
 
     @cached_property
     def declared(self) -> frozenset[str]:
@@ -144,7 +148,11 @@ class SchemaBuilder:
         fields = {names.get(n, n): n for n in body.properties}
         properties = {a: body.properties[f] for a, f in fields.items()}
         properties = {**url.properties, **properties}
-        kept = [names.get(n, n) for n in body.required if n not in filled]
+        kept = [
+            names.get(n, n)
+            for n in body.required
+            if n not in filled and n not in body.files
+        ]
         required = [*url.required, *kept]
         record = self._record(endpoint, view, auto)
         record_fields = tuple((record or {}).get("properties") or ())
@@ -186,6 +194,8 @@ class SchemaBuilder:
             growing_filters=growing,
             guessed_body=body.guessed,
             path_filled=filled,
+            file_fields=body.files,
+            required_files=tuple(n for n in body.required if n in body.files),
         )
 
     def _or(self, endpoint: Endpoint, make: Callable[[], _T], default: _T) -> _T:
