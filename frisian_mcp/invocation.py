@@ -150,9 +150,7 @@ def _collisions(
     model = tool.model
     if tool.kind != Kind.CREATE or model is None or not broken.unique_in(model):
         return None
-    rows = handler.rows
-    if rows is None:
-        rows = call.body if call.bulk else [call.body]
+    rows = handler.rows or (call.body if call.bulk else [call.body])
     found = collisions.find(
         model, rows, using, indexed=call.bulk, labels=handler.labels
     )
@@ -314,7 +312,9 @@ def _answer(response: HttpResponseBase, handler: _Handler) -> Answer:
             data = json.loads(content) if content else None
         except (ValueError, UnicodeDecodeError):
             data = content.decode("utf-8", "replace")
-    return Answer(response.status_code, data, headers, handler.entered, handler.index)
+    answer = Answer(response.status_code, data, headers, handler.entered, handler.index)
+    answer.view = handler.view  # whose code wrote its messages (redaction)
+    return answer
 
 
 class Probe:

@@ -50,7 +50,8 @@ class Answer:
     ``entered``: the action's handler ran (the view did not refuse the caller
     at the door); ``index``: the bulk item being handled when it failed;
     ``conflicts``: the items and unique fields a refused create collided on;
-    ``violation``: the rule of the database a refused write broke.
+    ``violation``: the rule of the database a refused write broke;
+    ``view``: the view that answered.
     """
 
     status: int
@@ -60,6 +61,7 @@ class Answer:
     index: int | None = None
     conflicts: list[FieldError] | None = None
     violation: Violation | None = None
+    view: Any = None
 
 
 class ToolRefused(ToolExecutionError):
@@ -199,6 +201,7 @@ def _error(
     redact = Redactor(
         [call.arguments, call.body, call.path_kwargs, [v for _, v in call.query]],
         call.input_schema,
+        answer.view,
     )
     if status == 400:
         return _rejected(tool, call, answer, redact, known)

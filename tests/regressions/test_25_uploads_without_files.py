@@ -86,9 +86,7 @@ def test_a_file_field_sent_without_the_extra_names_it(
 ) -> None:
     upload = base64.b64encode(b"second").decode()
     with pytest.raises(MCPError) as info:
-        mcp.call_tool(
-            "papers__partial_update", {"id": stored.pk, "attachment": upload}
-        )
+        mcp.call_tool("papers__partial_update", {"id": stored.pk, "attachment": upload})
     error = info.value
     assert error.code == -32602
     assert error.data["code"] == "invalid_argument"
