@@ -166,8 +166,14 @@ def without_client_keys(declared: frozenset[str], args: Mapping[str, Any]) -> An
 
 
 # -- list state (tokens: the one signer, frisian_mcp.tokens) --------------
-def list_state(tool: str, options: Mapping[str, Any], caller: str) -> ListState:
-    """Filters, page, page size and projection, from a token or the call."""
+def list_state(
+    tool: str, options: Mapping[str, Any], caller: str, path: Mapping[str, str]
+) -> ListState:
+    """Filters, page, page size and projection, from a token or the call.
+
+    A token holds the call's ``path`` arguments too: a detail action's (or a
+    nested list's) next page is that row's, never another's.
+    """
     token = options.get("continuation_token")
     if token is None:
         return ListState(
@@ -191,6 +197,12 @@ def list_state(tool: str, options: Mapping[str, Any], caller: str) -> ListState:
         state = _checked_state(payload, tool, caller)
     except BadToken as exc:
         raise _token_error(tool, str(exc)) from None
+    if payload.get("a", {}) != path:
+        raise _token_error(
+            tool,
+            "was issued for other path arguments: send it with the ones of the "
+            "page it continues, or start again from page 1",
+        )
     for option, value in (
         ("filters", state.filters),
         ("page_size", state.page_size),
@@ -272,6 +284,8 @@ def finish(
             payload.update(k=keys, p=page, s=size)
             if call.next_query:  # the pairs a host's own paginator reads
                 payload["q"] = call.next_query
+            if call.path_kwargs:  # bound to its parent (issue 25 item 13)
+                payload["a"] = call.path_kwargs
             structured["next_token"] = sign("continuation_token", payload)
     if call.unchecked:
         # A view's own "unchecked" key stays its own, under "result".

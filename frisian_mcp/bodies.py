@@ -56,10 +56,10 @@ _FLAT = frozenset(
 class BodySchema:
     """A request body as top-level properties, or as one ``argument``.
 
-    ``unchecked``: the body is a guess, so keys beyond it go to the view
-    unchecked (ADR 0030); ``guessed``: the serializer it was guessed from;
-    ``warning``: why W009 names it, and the serializer its hint suggests.
-    ``item``: what each entry of a bulk tool's list holds (ADR 0033).
+    ``unchecked``: a guess, so keys beyond it go to the view unchecked (ADR
+    0030), ``guessed`` from that serializer, ``warning``: W009's reason and
+    hint. ``item``: a bulk tool's entry (ADR 0033). ``files``: file fields,
+    which no JSON body carries (``required`` may name them).
     """
 
     properties: Mapping[str, Any] = field(default_factory=dict)
@@ -71,6 +71,7 @@ class BodySchema:
     unchecked: bool = False
     warning: tuple[str, str] | None = None
     item: BodySchema | None = None
+    files: tuple[str, ...] = ()
 
 
 #: Serializer bodies by (view class, serializer class), mapped once.
@@ -187,14 +188,9 @@ def _writable(serializer: Any) -> frozenset[str] | None:
 
 
 def declared_body(endpoint: Endpoint) -> BodySchema | None:
-    """The body ``request_bodies`` declares for the endpoint's handler.
-
-    An object schema's properties become the tool's arguments; any other
-    schema is the one argument ``body``.
-
-    Raises:
-        ConfigurationError: the declared schema is not JSON Schema 2020-12.
-    """
+    """The body ``request_bodies`` declares for the endpoint's handler: an
+    object schema's properties as arguments, any other as ``body``. Raises
+    :class:`ConfigurationError` for a schema that is not JSON Schema 2020-12."""
     bodies = viewset_option(endpoint.view_class, "request_bodies")
     if not isinstance(bodies, Mapping) or endpoint.handler_name not in bodies:
         return None
@@ -325,16 +321,19 @@ def _map_serializer(serializer: Any, auto: AutoSchema) -> BodySchema:
     fields = {n: f for n, f in found if not f.read_only}
     properties: dict[str, Any] = {}
     relations: dict[str, Relation] = {}
+    files: list[str] = []
     for name, prop in (schema.get("properties") or {}).items():
         if prop.get("format") == "binary":
-            continue  # file uploads cannot travel in a JSON body
+            files.append(name)  # file uploads cannot travel in a JSON body
+            continue
         if name in fields:
             prop, relation = argument_schema(serializer, name, fields[name], prop)
             if relation is not None:
                 relations[name] = relation
         properties[name] = prop
-    required = tuple(r for r in schema.get("required", ()) if r in properties)
-    return BodySchema(properties, required, relations, defs=defs)
+    known = (*properties, *files)
+    required = tuple(r for r in schema.get("required", ()) if r in known)
+    return BodySchema(properties, required, relations, defs=defs, files=tuple(files))
 
 
 def _bulk_body(

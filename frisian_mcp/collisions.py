@@ -1,25 +1,33 @@
-"""Collisions: which item and field of a create a unique constraint refused.
+"""Collisions: which rule of the database a write broke, and where.
 
-After an ``IntegrityError`` (and its rollback) the rows of the create are
-checked against each other and against the stored rows on the model's
-unique fields, ``unique_together`` and unconditional ``UniqueConstraint``\\ s,
-so the ``conflict`` names the item index and the field, never the value
-(issue 13, item 5).
+:func:`violation` reads an ``IntegrityError``'s cause (a unique value, a
+missing NOT NULL value, a foreign key, a check constraint) and the model
+whose table refused the row from the driver's error: PostgreSQL's SQLSTATE
+and diagnostics, SQLite's result code and message, never a value (issue 25,
+item 13). After a unique violation (and its rollback) :func:`find` checks
+the rows of a create against each other and against the stored rows on the
+model's unique fields, ``unique_together`` and unconditional
+``UniqueConstraint``\\ s, so the ``conflict`` names the item index and the
+field, never the value (issue 13, item 5).
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
+from django.apps import apps
 from django.core.exceptions import FieldDoesNotExist, ValidationError
-from django.db import DatabaseError, models
+from django.db import DatabaseError, connection, models
 from django.db.models import Q
 
-from frisian_mcp.types import FieldError
+from frisian_mcp.exceptions import few, plain_name
+from frisian_mcp.types import FieldError, JSONObject
 
-__all__ = ["find", "unique_sets"]
+__all__ = ["Violation", "find", "unique_sets", "violation"]
 
 logger = logging.getLogger("frisian_mcp")
 
@@ -27,6 +35,140 @@ logger = logging.getLogger("frisian_mcp")
 _CHUNK = 100
 #: Entries reported at most; the message says how many items collided.
 _MAX_ENTRIES = 50
+#: The rule a write broke, by PostgreSQL SQLSTATE and SQLite extended code.
+_RULES: dict[object, str] = {
+    **{"23505": "unique", "23502": "not_null", "23503": "foreign_key"},
+    **{"23514": "check", 2067: "unique", 1555: "unique", 1299: "not_null"},
+    **{787: "foreign_key", 275: "check"},
+}
+#: SQLite's "NOT NULL constraint failed: table.column" (UNIQUE alike) and
+#: "CHECK constraint failed: name": names of the schema, never a value.
+_SQLITE_SUBJECT = re.compile(r"constraint failed: (?:(\w+)\.)?(\w+)")
+_NOT_STORED = {
+    "not_null": (
+        "The database refused to store {row} without a value for {field} (NOT NULL).",
+        "Send a value for {field} if this tool takes it; if it does not, the "
+        "API fails to fill it in itself, as the same request over REST does.",
+    ),
+    "foreign_key": (
+        "The database refused the change: {row} would refer to a row that "
+        "does not exist (a foreign key), one it names or one being deleted.",
+        "Check that each related row exists (the list tools find them), or "
+        "delete the rows that refer to this one first.",
+    ),
+    "check": (
+        "The database refused to store {row} that breaks its check constraint {field}.",
+        "Change the values the constraint checks and call again.",
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Violation:
+    """The rule of the database a write broke, and the model that refused it.
+
+    ``rule``: ``unique``, ``not_null``, ``foreign_key``, ``check``, or ``""``
+    (another); ``field`` names the NOT NULL field or the check constraint.
+    """
+
+    rule: str = ""
+    model: type[models.Model] | None = None
+    field: str | None = None
+
+    def unique_in(self, model: type[models.Model]) -> bool:
+        """Whether a unique value of ``model`` may be why (not another
+        table's row, such as one the view wrote itself)."""
+        if self.rule not in ("unique", ""):
+            return False
+        return self.model is None or issubclass(model, self.model)
+
+    def explain(
+        self,
+        message: str,
+        hint: str | None,
+        noun: str,
+        conflicts: list[FieldError] | None = None,
+    ) -> tuple[str, str | None, JSONObject]:
+        """Message, hint and payload members of the conflict.
+
+        ``message`` and ``hint`` are a conflict's, for a unique value or an
+        unknown rule; ``noun`` names the tool's model, unless the model of
+        the table that refused the row is known; ``conflicts``: the items
+        and unique fields that collided (:func:`find`).
+        """
+        found: JSONObject = {"cause": self.rule} if self.rule else {}
+        if self.model is not None:
+            noun = found["model"] = str(self.model._meta.verbose_name)
+        if conflicts:
+            return (*_collided(message.format(noun=noun), conflicts), found)
+        if self.rule not in _NOT_STORED:
+            return message.format(noun=noun), hint, found
+        row = f"a {noun} row" if self.model is not None else "a row"
+        field = self.field or "one of its fields"
+        message, hint = (
+            text.format(row=row, field=field) for text in _NOT_STORED[self.rule]
+        )
+        return message, hint, found
+
+
+def violation(exc: BaseException) -> Violation:
+    """What an ``IntegrityError`` says, read from the driver's error (its
+    ``__cause__``): PostgreSQL's SQLSTATE and diagnostics (table, column,
+    constraint), or SQLite's extended result code and message."""
+    cause = exc.__cause__
+    state = getattr(cause, "sqlstate", None) or getattr(cause, "pgcode", None)
+    if isinstance(state, str):
+        rule = _RULES.get(state, "")
+        diag = getattr(cause, "diag", None)
+        names = ("table_name", "column_name", "constraint_name")
+        table, column, constraint = (getattr(diag, name, None) for name in names)
+    else:
+        rule = _RULES.get(getattr(cause, "sqlite_errorcode", None), "")
+        found = _SQLITE_SUBJECT.search(str(cause)) if rule else None
+        table, column = (found[1], found[2]) if found else (None, None)
+        constraint = column if rule == "check" else None
+    model = _model_of(table, constraint)
+    fields = model._meta.concrete_fields if model is not None else ()
+    field = next((f.name for f in fields if f.column == column), None)
+    if rule == "check":
+        field = field or plain_name(constraint)
+    return Violation(rule, model, field)
+
+
+def _collided(message: str, conflicts: list[FieldError]) -> tuple[str, str]:
+    """The conflict message and hint, naming colliding items and fields."""
+    names = few(dict.fromkeys(f["field"] for f in conflicts))
+    indexes = sorted({f["index"] for f in conflicts if "index" in f})
+    if indexes:
+        plural = "s" if len(indexes) > 1 else ""
+        shown = few(indexes, 10)
+        where = f"Item{plural} {shown} of the bulk body collide{'' if plural else 's'}"
+    else:
+        where = "The value collides"
+    message = f"{message} {where} on a unique field ({names})."
+    return message, (
+        "Give each listed item values of its own for the listed fields (no two "
+        "items alike, none already stored), then send the call again."
+    )
+
+
+def _model_of(table: str | None, check: str | None) -> type[models.Model] | None:
+    """The model whose table is ``table``; or, without a table, the one model
+    with the check constraint ``check`` (SQLite names a column's own check by
+    the column)."""
+    found = []
+    for model in apps.get_models(include_auto_created=True):
+        opts = model._meta
+        if opts.proxy:
+            continue
+        if opts.db_table == table:
+            return model
+        if check is not None and (
+            check in {c.name for c in opts.constraints}
+            or any(f.column == check and f.db_check(connection) for f in opts.fields)
+        ):
+            found.append(model)
+    return found[0] if len(found) == 1 else None
 
 
 def unique_sets(

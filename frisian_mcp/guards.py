@@ -7,7 +7,6 @@ the empty-write and query-length guards. No message repeats a caller value.
 
 from __future__ import annotations
 
-import difflib
 import functools
 from collections.abc import Mapping
 from typing import Any
@@ -19,7 +18,7 @@ from frisian_mcp.examples import schema_types
 from frisian_mcp.exceptions import LIST_LIMIT, ToolInputError, few, plain_name
 from frisian_mcp.schema import ToolSchema
 from frisian_mcp.types import KINDS, Call, ErrorCode, FieldError, Kind
-from frisian_mcp.validation import as_object, coerce
+from frisian_mcp.validation import as_object, coerce, suggest
 from frisian_mcp.validation import problems as schema_problems
 
 __all__ = ["BULK_BODY_KEYS", "check"]
@@ -68,7 +67,9 @@ def check(
             call.echoed = {k: rest.pop(k) for k in echoed if k in schema.record_fields}
         to_query, to_body = _unchecked(schema, rest, call)
         _check_undeclared(tool, schema, rest, found)
-        call.listing = listing = arguments.list_state(tool, options, caller)
+        call.listing = listing = arguments.list_state(
+            tool, options, caller, call.path_kwargs
+        )
         call.paged = "page" in schema.protocol_arguments
         if listing.filters or schema.query_arguments or to_query:
             growing, joined = query.growing_filters(
@@ -190,18 +191,15 @@ def _unknown_error(
     candidates = sorted(schema.declared)
     suggestions: dict[str, str] = {}
     entries = _undeclared(undeclared[:LIST_LIMIT], [])
-    guesses = {k: difflib.get_close_matches(k, candidates, 1) for k in undeclared}
-    # A wrong name for a path argument ("id" for "code") is seldom close to it.
-    taken = {name for close in guesses.values() for name in close}
-    spare = [p["field"] for p in found if p["code"] == "required"]
-    spare = [a for a in schema.path_arguments if a in spare and a not in taken]
+    missing = {p["field"] for p in found if p["code"] == "required"}
+    spare = [a for a in schema.path_arguments if a in missing]
+    meant = suggest(undeclared[:LIST_LIMIT], candidates, spare)
     for key, entry in zip(undeclared, entries, strict=False):
-        close = guesses[key] or ([spare.pop(0)] if spare else [])
-        if close:
-            entry["did_you_mean"] = close[0]
-            entry["message"] += f"; did you mean {close[0]!r}?"
+        if key in meant:
+            entry["did_you_mean"] = meant[key]
+            entry["message"] += f"; did you mean {meant[key]!r}?"
             if plain_name(key):
-                suggestions[key] = close[0]
+                suggestions[key] = meant[key]
     hints = [repr(e["did_you_mean"]) for e in entries if "did_you_mean" in e]
     count = len(undeclared)
     names = few(map(_show_key, undeclared))
@@ -211,6 +209,12 @@ def _unknown_error(
     message += f" Arguments of {tool}: {few(candidates) or '(none)'}."
     if any(k in arguments.NAMES for k in undeclared):
         message += " (Some protocol arguments apply to other kinds of tools only.)"
+    if files := [k for k in undeclared if k in schema.file_fields]:
+        message += (
+            f" {few(files)}: file fields, which this server does not carry through "
+            "tools; send the file over the REST API, or ask the server's operator "
+            "to install the files extra (docs/files.md)."
+        )
     return ToolInputError(
         message,
         code=ErrorCode.UNKNOWN_ARGUMENT,

@@ -86,10 +86,11 @@ def run(tool: Tool, call: Call, context: CallContext) -> Answer:
             if own and (response.status_code >= 400 or call.validate_only):
                 transaction.set_rollback(True, using=using)
     except _CONFLICTS as exc:
-        conflicts = None
-        if isinstance(exc, db.IntegrityError):
-            conflicts = _collisions(tool, call, handler, using)
-        return Answer(409, None, {}, entered=True, conflicts=conflicts)
+        answer = Answer(409, None, {}, entered=True)
+        if isinstance(exc, db.IntegrityError):  # which rule, which model
+            answer.violation = broken = collisions.violation(exc)
+            answer.conflicts = _collisions(tool, call, handler, using, broken)
+        return answer
     except (db.DatabaseError, db.InterfaceError) as exc:
         if not _settled(exc, writes):
             raise
@@ -143,16 +144,15 @@ def _settled(exc: Exception, writes: bool) -> bool:
 
 
 def _collisions(
-    tool: Tool, call: Call, handler: _Handler, using: str
+    tool: Tool, call: Call, handler: _Handler, using: str, broken: collisions.Violation
 ) -> list[FieldError] | None:
     """Which items and unique fields of a create collided, if that is why."""
-    if tool.kind != Kind.CREATE or tool.model is None:
+    model = tool.model
+    if tool.kind != Kind.CREATE or model is None or not broken.unique_in(model):
         return None
-    rows = handler.rows
-    if rows is None:
-        rows = call.body if call.bulk else [call.body]
+    rows = handler.rows or (call.body if call.bulk else [call.body])
     found = collisions.find(
-        tool.model, rows, using, indexed=call.bulk, labels=handler.labels
+        model, rows, using, indexed=call.bulk, labels=handler.labels
     )
     return found or None
 
@@ -315,7 +315,9 @@ def _answer(response: HttpResponseBase, handler: _Handler) -> Answer:
             data = json.loads(content) if content else None
         except (ValueError, UnicodeDecodeError):
             data = content.decode("utf-8", "replace")
-    return Answer(response.status_code, data, headers, handler.entered, handler.index)
+    answer = Answer(response.status_code, data, headers, handler.entered, handler.index)
+    answer.view = handler.view  # whose code wrote its messages (redaction)
+    return answer
 
 
 class Probe:

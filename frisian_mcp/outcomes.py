@@ -20,6 +20,7 @@ from django.db.models import Manager, Model, QuerySet
 from rest_framework import exceptions
 from rest_framework.settings import api_settings
 
+from frisian_mcp.collisions import Violation
 from frisian_mcp.conf import mcp_settings
 from frisian_mcp.exceptions import ToolExecutionError, ToolInputError, few, plain_name
 from frisian_mcp.jsonschema import plain
@@ -49,7 +50,9 @@ class Answer:
 
     ``entered``: the action's handler ran (the view did not refuse the caller
     at the door); ``index``: the bulk item being handled when it failed;
-    ``conflicts``: the items and unique fields a refused create collided on.
+    ``conflicts``: the items and unique fields a refused create collided on;
+    ``violation``: the rule of the database a refused write broke;
+    ``view``: the view that answered.
     """
 
     status: int
@@ -58,6 +61,8 @@ class Answer:
     entered: bool = True
     index: int | None = None
     conflicts: list[FieldError] | None = None
+    violation: Violation | None = None
+    view: Any = None
 
 
 class ToolRefused(ToolExecutionError):
@@ -94,15 +99,8 @@ _RECOVERABLE = frozenset({404, 409, 429})
 #: DRF's own refusal texts, which say nothing the table's message does not.
 _STOCK_DETAILS = frozenset(
     str(cls.default_detail)
-    for cls in (
-        exceptions.NotFound,
-        exceptions.PermissionDenied,
-        exceptions.NotAuthenticated,
-        exceptions.AuthenticationFailed,
-        exceptions.NotAcceptable,
-        exceptions.MethodNotAllowed,
-        exceptions.Throttled,
-    )
+    for cls in vars(exceptions).values()
+    if isinstance(cls, type) and issubclass(cls, exceptions.APIException)
 )
 _STOCK_NOT_FOUND = re.compile(r"^No \w+ matches the given query\.$")
 _ITEM = re.compile(r"^\[(\d+)\]\.?(.*)$")
@@ -165,24 +163,30 @@ def refused_query(tool: str, exc: Exception) -> ToolExecutionError:
 def unavailable(tool: str | None) -> ToolExecutionError:
     """A call whose database connection was lost; worth sending again."""
     logger.warning("The database connection was lost during %s", tool or "a request")
-    return ToolExecutionError(
+    return _again(
+        tool,
+        ErrorCode.UNAVAILABLE,
         "The connection to the database was lost, so this call did not "
         "complete; the database rolled back what it had begun in a transaction.",
-        code=ErrorCode.UNAVAILABLE,
-        tool=tool,
-        recoverable=True,
-        retry_after=BUSY_RETRY_AFTER,
-        hint=f"Send the same call again after {BUSY_RETRY_AFTER:g} second.",
     )
 
 
 def busy(tool: str, exc: Exception) -> ToolExecutionError:
     """A write that lost a lock or serialization race; worth retrying as is."""
     logger.info("The database was busy during %s: %s", tool, type(exc).__name__)
-    return ToolExecutionError(
+    return _again(
+        tool,
+        ErrorCode.BUSY,
         "The database is busy with other writes and this call could not get "
         "its turn in time. Nothing was written.",
-        code=ErrorCode.BUSY,
+    )
+
+
+def _again(tool: str | None, code: ErrorCode, message: str) -> ToolExecutionError:
+    """An error whose call may be sent again, as is, after a second."""
+    return ToolExecutionError(
+        message,
+        code=code,
         tool=tool,
         recoverable=True,
         retry_after=BUSY_RETRY_AFTER,
@@ -197,6 +201,7 @@ def _error(
     redact = Redactor(
         [call.arguments, call.body, call.path_kwargs, [v for _, v in call.query]],
         call.input_schema,
+        answer.view,
     )
     if status == 400:
         return _rejected(tool, call, answer, redact, known)
@@ -210,8 +215,13 @@ def _error(
             None,
         ),
     )
-    message = message.format(noun=noun)
     extra: JSONObject = {}
+    if answer.violation is None:
+        message = message.format(noun=noun)
+    else:  # the rule the database applied, and the model that refused
+        message, hint, extra = answer.violation.explain(
+            message, hint, noun, answer.conflicts
+        )
     detail = None if failed else host_detail(answer.data, redact)
     if detail is not None:
         # The host's own reason (which dependents block a delete, which
@@ -219,8 +229,6 @@ def _error(
         extra["detail"] = detail
         if detail not in _STOCK_DETAILS and not _STOCK_NOT_FOUND.match(detail):
             message = f"{message} The API says: {detail}"
-    if answer.conflicts:
-        message, hint = _collided(message, answer.conflicts)
     retry_after = _retry_after(answer) if status == 429 else None
     if retry_after is not None:
         hint = f"Retry after {retry_after:g} seconds."
@@ -235,23 +243,6 @@ def _error(
         field=_only_field(answer.conflicts),
         fields=answer.conflicts,
         extra=extra,
-    )
-
-
-def _collided(message: str, conflicts: list[FieldError]) -> tuple[str, str]:
-    """The conflict message and hint, naming colliding items and fields."""
-    names = few(dict.fromkeys(f["field"] for f in conflicts))
-    indexes = sorted({f["index"] for f in conflicts if "index" in f})
-    if indexes:
-        plural = "s" if len(indexes) > 1 else ""
-        shown = few(indexes, 10)
-        where = f"Item{plural} {shown} of the bulk body collide{'' if plural else 's'}"
-    else:
-        where = "The value collides"
-    message = f"{message} {where} on a unique field ({names})."
-    return message, (
-        "Give each listed item values of its own for the listed fields (no two "
-        "items alike, none already stored), then send the call again."
     )
 
 

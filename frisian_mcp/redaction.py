@@ -11,6 +11,8 @@ from __future__ import annotations
 import functools
 import itertools
 import re
+import sys
+import types
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
@@ -37,6 +39,12 @@ _HOST_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 _DOTTED = re.compile(r"[\w.\[\]-]{1,128}")
 #: Longest host text kept; longer text is cut before it is redacted.
 _MAX_TEXT = 500
+#: A format placeholder: ``{name}``, ``{0!r}``, ``%s``, ``%(name)d``.
+_FORMAT = re.compile(r"\{[^{}]*\}|%(?:\([^)]*\))?[-#0 +]*\d*(?:\.\d+)?[a-zA-Z%]")
+#: Packages whose messages' words are known already (:func:`_stock_words`).
+_STOCK = frozenset({"django", "rest_framework", "django_filters", "frisian_mcp"})
+_STOCK |= {"builtins", "typing", "collections", "enum", "abc"}
+_HOST_CLASSES = ("serializer_class", "filterset_class")
 _PLACEHOLDER = "<value>"
 # DRF error codes whose stock messages quote the submitted value.
 _REPLACED = {
@@ -48,27 +56,28 @@ _REPLACED = {
     "not_a_list": "must be a list",
     "not_a_dict": "must be an object",
 }
+_UNREAD = (
+    "the API rejected the data in a form frisian_mcp cannot read; the same "
+    "request over REST shows why"
+)
 
 
 class Redactor:
     """Takes every fragment of the call's values out of a host's message.
 
-    A word of the message (a run of letters, digits and underscores) is the
-    caller's when it is a whole value the call sent (2 characters or more),
-    occurs in one (4 or more; 3 when it is a whole word there), holds a
-    whole word the caller sent (4 or more), or shares 6 characters in a row
-    with a sent value. It becomes ``<value>``, and so do the caller's words
-    joined to it without a space (``evil.example`` of a URL, ``zz:1`` of
-    ``SECRET-zz:1``). A word of the tool's schema or of a stock DRF, Django
-    or django-filter message stays: it says nothing about the value. Keys
-    shaped like names are names, not values
-    (:func:`~frisian_mcp.exceptions.plain_name`).
+    The rule is docs/errors.md's "Redaction": a word that came from a sent
+    value, and the caller's words joined to it, become ``<value>``; words of
+    the tool's schema, of stock messages and of the host's own templates
+    (``host``: the view whose code wrote the message) stay.
     """
 
-    def __init__(self, sent: Any, schema: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self, sent: Any, schema: Mapping[str, Any] | None = None, host: Any = None
+    ) -> None:
         self._texts = sorted(set(_texts(sent)), key=len, reverse=True)
         self._haystack = "\x00".join(self._texts).casefold()
         self._schema = schema or {}
+        self._host = host
         self._marks: dict[str, int] = {}
 
     @functools.cached_property
@@ -85,6 +94,17 @@ class Redactor:
         return self._sent_words - self._known
 
     @functools.cached_property
+    def _own_haystack(self) -> str:
+        return "\x00".join(self._own_words)
+
+    @functools.cached_property
+    def _template(self) -> frozenset[tuple[str, str, str]]:
+        """Neighbouring words of the host's own message templates."""
+        language, modules = translation.get_language(), _modules_of(self._host)
+        pairs = frozenset[tuple[str, str, str]]()
+        return pairs.union(*(_module_pairs(name, language) for name in modules))
+
+    @functools.cached_property
     def _known(self) -> frozenset[str]:
         stock = _stock_words(translation.get_language())
         return stock | _schema_words(self._schema) | {"value", "key"}
@@ -99,6 +119,10 @@ class Redactor:
         tokens = list(_WORD.finditer(text))
         marks = [self._mark(token.group()) for token in tokens]
         gaps = [text[a.end() : b.start()] for a, b in itertools.pairwise(tokens)]
+        for i, gap in enumerate(gaps if any(marks) else ()):
+            # Two words where the host's own template put them: its words.
+            if (tokens[i].group(), gap, tokens[i + 1].group()) in self._template:
+                marks[i] = marks[i + 1] = 0
         joined = [not _SPACE.search(gap) for gap in gaps]
         hidden = [mark == 2 for mark in marks]
         for order in (range(len(joined)), reversed(range(len(joined)))):
@@ -134,7 +158,9 @@ class Redactor:
                 or (len(low) >= 2 and low in self._whole)
                 or (len(low) == 3 and low in self._sent_words)
                 or any(w in self._own_words for w in _inner(low))
-                or any(low[i : i + 6] in self._haystack for i in range(len(low) - 5))
+                or any(
+                    low[i : i + 6] in self._own_haystack for i in range(len(low) - 5)
+                )
             ):
                 found = 2
             else:
@@ -210,6 +236,62 @@ def _messages_of(cls: type) -> Iterator[Any]:
                 yield text
 
 
+def _modules_of(view: Any) -> list[str]:
+    """The modules of a view, its serializer, filter set and model, and of
+    their bases."""
+    model = getattr(getattr(view, "queryset", None), "model", None)
+    found = [type(view), model, *(getattr(view, n, None) for n in _HOST_CLASSES)]
+    names = {c.__module__ for k in found if isinstance(k, type) for c in k.__mro__}
+    return sorted(names)
+
+
+@functools.lru_cache(maxsize=512)
+def _module_pairs(name: str, language: str | None) -> frozenset[tuple[str, str, str]]:
+    """Each two neighbouring words, and what is between them, of every
+    string literal of a host module: in its functions' code, in its classes,
+    and in the functions and classes it imports from the host."""
+    module = sys.modules.get(name)
+    host = module is not None and _host(name)
+    found = vars(module).items() if host else ()
+    stack = [(value, 0) for key, value in found if key != "__builtins__"]
+    pairs, seen = set[tuple[str, str, str]](), set[int]()
+    while stack:
+        node, depth = stack.pop()
+        if id(node) in seen or depth > 3:
+            continue
+        seen.add(id(node))
+        if isinstance(node, str | Promise):
+            pairs.update(_neighbours(str(node)))
+        elif isinstance(node, types.CodeType):
+            stack += [(const, depth) for const in node.co_consts]
+        elif isinstance(node, types.FunctionType) and _host(node.__module__):
+            stack.append((node.__code__, depth))
+        elif isinstance(node, type) and _host(node.__module__):
+            stack += [(value, depth + 1) for value in vars(node).values()]
+        elif isinstance(node, staticmethod | classmethod | property):
+            inner = (getattr(node, a, None) for a in ("__func__", "fget", "fset"))
+            stack += [(value, depth) for value in inner if value is not None]
+        elif isinstance(node, dict | list | tuple | set | frozenset):
+            items = node.values() if isinstance(node, dict) else node
+            stack += [(value, depth + 1) for value in items]
+    return frozenset(pairs)
+
+
+def _host(module: str | None) -> bool:
+    """Whether a module is the host's: not Django's, DRF's, ours or Python's."""
+    return str(module).partition(".")[0] not in _STOCK
+
+
+def _neighbours(text: str) -> Iterator[tuple[str, str, str]]:
+    """Each two words of ``text`` and what is between them (three characters
+    at most); a placeholder (``{name}``, ``%s``) parts them."""
+    for piece in _FORMAT.split(text):
+        words = list(_WORD.finditer(piece))
+        for a, b in itertools.pairwise(words):
+            if len(gap := piece[a.end() : b.start()]) <= 3:
+                yield a.group(), gap, b.group()
+
+
 def _schema_words(schema: Any) -> frozenset[str]:
     """Every name, choice, limit and word of a tool's inputSchema."""
     words: set[str] = set()
@@ -248,14 +330,7 @@ def field_errors(data: Any, redact: Redact) -> list[FieldError]:
     found = _drf_errors(data, redact, "")
     if found is not None:
         return found
-    return [
-        {
-            "field": "non_field_errors",
-            "code": "invalid",
-            "message": "the API rejected the data in a form frisian_mcp cannot "
-            "read; the same request over REST shows why",
-        }
-    ]
+    return [_entry("", _UNREAD, str)]
 
 
 def _drf_errors(data: Any, redact: Redact, prefix: str) -> list[FieldError] | None:
@@ -321,8 +396,5 @@ def _entry(
 ) -> FieldError:
     code = code or str(getattr(detail, "code", None) or "invalid")
     message = _REPLACED.get(code) or redact(str(detail))
-    return {
-        "field": redact(field) if field else "non_field_errors",
-        "code": code,
-        "message": message,
-    }
+    where = redact(field) if field else "non_field_errors"
+    return {"field": where, "code": code, "message": message}

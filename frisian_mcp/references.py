@@ -94,7 +94,7 @@ def settle_echoes(tool: str, schema: ToolSchema, view: Any, call: Call) -> None:
     shown = plain(serializer.data)
     changed = sorted(k for k, v in call.echoed.items() if shown.get(k) != v)
     if changed:
-        raise _read_only(tool, changed)
+        raise _read_only(tool, changed, schema.file_fields)
     for name in nested:
         if body[name] == shown.get(name) and name in serializer.fields:
             related = serializer.fields[name].get_attribute(instance)
@@ -105,13 +105,22 @@ def settle_echoes(tool: str, schema: ToolSchema, view: Any, call: Call) -> None:
                 body[name] = related.pk
 
 
-def _read_only(tool: str, names: list[str]) -> ToolInputError:
+def _read_only(
+    tool: str, names: list[str], files: tuple[str, ...] = ()
+) -> ToolInputError:
     problems: list[FieldError] = [
         {"field": name, "code": "read_only", "message": _READ_ONLY} for name in names
     ]
+    why = "The API cannot change them."
+    if set(names) & set(files):  # the API could, given a file
+        why = (
+            "Files are not carried through tools on this server: send the file "
+            "over the REST API, or ask the server's operator to install the "
+            "files extra (docs/files.md)."
+        )
     return ToolInputError(
         f"{tool}: read-only fields differ from what the row shows: "
-        f"{', '.join(names)}. The API cannot change them.",
+        f"{', '.join(names)}. {why}",
         code=ErrorCode.INVALID_ARGUMENT,
         tool=tool,
         fields=problems,

@@ -47,12 +47,12 @@ class ToolSchema:
     ``comma_separated`` ones are sent joined. A body field named as a path
     argument is ``body_<name>``; a full update fills the ``path_filled`` ones
     from the path argument when they are left out (docs/listing.md).
-    ``serializer`` is the class a view's own ``get_serializer_class()``
-    chose for it (ADR 0031).
-    ``unchecked_to``: where a tool whose schema is a guess sends undeclared
-    arguments, unchecked (``"body"`` or ``"query"``, ADR 0030); its body was
-    ``guessed_body`` from that serializer, and W009 says ``body_warning``.
-    ``items``: a bulk tool's entry, checked one by one (ADR 0033).
+    ``serializer``: the class the view's ``get_serializer_class()`` chose
+    (ADR 0031). ``unchecked_to``: where a guessed schema sends undeclared
+    arguments (``"body"``, ``"query"``; ADR 0030), its body ``guessed_body``
+    from that serializer, W009's ``body_warning``. ``items``: a bulk tool's
+    entry (ADR 0033). ``file_fields``: those no JSON body carries (the files
+    extra's hook adds them), ``required_files`` the required ones.
     """
 
     input_schema: dict[str, Any]
@@ -75,6 +75,8 @@ class ToolSchema:
     unchecked_to: str | None = None
     body_warning: tuple[str, str] | None = None
     items: ToolSchema | None = None
+    file_fields: tuple[str, ...] = ()
+    required_files: tuple[str, ...] = ()
 
     @cached_property
     def declared(self) -> frozenset[str]:
@@ -91,10 +93,8 @@ class ToolSchema:
 
     @cached_property
     def validator(self) -> Draft202012Validator:
-        """A validator of the inputSchema whose root is open.
-
-        The guards explain undeclared arguments better than jsonschema does.
-        """
+        """A validator of the inputSchema whose root is open: the guards
+        explain undeclared arguments better than jsonschema does."""
         root = dict(self.input_schema)
         root.pop("additionalProperties", None)
         return Draft202012Validator(root)
@@ -163,7 +163,8 @@ class SchemaBuilder:
         fields = {names.get(n, n): n for n in body.properties}
         properties = {a: body.properties[f] for a, f in fields.items()}
         properties = {**url.properties, **properties}
-        kept = [names.get(n, n) for n in body.required if n not in filled]
+        skip = filled | set(body.files)
+        kept = [names.get(n, n) for n in body.required if n not in skip]
         required = [*url.required, *kept]
         record = self._record(endpoint, view, auto)
         record_fields = tuple((record or {}).get("properties") or ())
@@ -210,6 +211,8 @@ class SchemaBuilder:
             unchecked_to=unchecked,
             body_warning=body.warning,
             items=_entry(body.item, defs) if body.item is not None else None,
+            file_fields=body.files,
+            required_files=tuple(n for n in body.required if n in body.files),
         )
 
     def _or(self, endpoint: Endpoint, make: Callable[[], _T], default: _T) -> _T:

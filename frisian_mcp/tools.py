@@ -70,7 +70,8 @@ class Tool:
 
     @property
     def schema(self) -> ToolSchema | None:
-        """The schema; ``None`` when excluded from the API's schema or broken."""
+        """The schema; ``None`` when excluded from the API's schema, broken,
+        or requiring a file no call hook carries."""
         if not self._built:
             with self.lock:
                 if not self._built:
@@ -79,6 +80,8 @@ class Tool:
                     )
                     for hook in call_hooks():
                         schema = schema and hook.map_schema(self, schema)
+                    if schema and not set(schema.required_files) <= schema.declared:
+                        schema = None  # no call could send the file (ADR 0027)
                     self._schema, self._built = schema, True
         return self._schema
 

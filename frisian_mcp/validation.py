@@ -19,7 +19,7 @@ from frisian_mcp.examples import schema_types
 from frisian_mcp.exceptions import LIST_LIMIT, few, plain_name
 from frisian_mcp.types import FieldError
 
-__all__ = ["as_object", "coerce", "field_path", "problems", "unknown_keys"]
+__all__ = ["as_object", "coerce", "field_path", "problems", "suggest", "unknown_keys"]
 
 # keyword -> (code, message); messages use schema values only, where
 # jsonschema's own would quote the input.
@@ -73,14 +73,13 @@ def problems(validator: Draft202012Validator, instance: Any) -> list[FieldError]
 
 
 def _branch(error: ValidationError) -> ValidationError:
-    """A list's one error in the one ``anyOf`` branch that takes lists.
+    """The one error in the one ``anyOf`` branch of the value's type.
 
     A filter of choices takes an item or a list (:func:`frisian_mcp.jsonschema.scalar_or_list`): a
-    bad item is reported as the item's error, naming the choices.
+    bad item, alone or in a list, is reported as the item's error, naming
+    the choices.
     """
-    if str(error.validator) not in ("anyOf", "oneOf") or not isinstance(
-        error.instance, list
-    ):
+    if str(error.validator) not in ("anyOf", "oneOf"):
         return error
     roots = (e for e in error.context or () if not e.relative_path)
     wrong_type = {e.schema_path[0] for e in roots if e.validator == "type"}
@@ -135,8 +134,11 @@ def _describe(error: ValidationError) -> list[FieldError]:
     elif template is not None:
         message = template.format(value)
     elif keyword in ("anyOf", "oneOf"):
-        hint = schema.get("description")
-        message = "does not match any accepted form" + (f" ({hint})" if hint else "")
+        # By type only: a description may be pages of markdown (issue 25).
+        forms = [_TYPE_NAMES.get(t, str(t)) for b in value for t in _types(b)]
+        message = "does not match any accepted form"
+        if forms:
+            message += f" ({' or '.join(dict.fromkeys(forms))})"
     else:
         message = "is not valid here"
     return [{"field": path or "arguments", "code": code, "message": message}]
@@ -164,6 +166,67 @@ def unknown_keys(unknown: list[Any], allowed: Iterable[str]) -> str:
     elif ordered:
         message += f"; allowed keys: {', '.join(ordered)}"
     return message
+
+
+def suggest(
+    keys: Iterable[str], names: Iterable[str], spare: Iterable[str] = ()
+) -> dict[str, str]:
+    """A "did you mean" per key: the name it is a plausible typo of.
+
+    A typo is at most one edit (a letter added, dropped, changed, or two
+    swapped; case aside) per five characters, so ``language_code`` is no
+    typo of ``language_code_style``. Keys without one take the ``spare``
+    names (path arguments left out: "id" for "code"), most alike first.
+    """
+    candidates = sorted(names)
+    found: dict[str, str] = {}
+    for key in keys:
+        most = max(1, len(key) // 5)
+        typos = [(_edits(key, n, most), n) for n in candidates]
+        close = [(edits, name) for edits, name in typos if edits <= most]
+        if close:
+            found[key] = min(close)[1]
+    free = [name for name in spare if name not in found.values()]
+    pairs = [
+        (difflib.SequenceMatcher(None, key, name).ratio(), -j, key, name)
+        for key in keys
+        if key not in found
+        for j, name in enumerate(free)
+    ]
+    for *_, key, name in sorted(pairs, reverse=True):
+        if key not in found and name not in found.values():
+            found[key] = name
+    return found
+
+
+def _edits(a: str, b: str, most: int) -> int:
+    """Edits from ``a`` to ``b``, case aside (optimal string alignment);
+    past ``most``, only "more": the band beyond it is never computed."""
+    a, b = a.casefold(), b.casefold()
+    # Each edit adds at most two letters to those only one of them has.
+    if abs(len(a) - len(b)) > most or len(set(a) ^ set(b)) > 2 * most:
+        return most + 1
+    far = most + 1
+    before: list[int] = []
+    row = [min(j, far) for j in range(len(b) + 1)]
+    for i in range(1, len(a) + 1):
+        current = [min(i, far)] + [far] * len(b)
+        for j in range(max(1, i - most), min(len(b), i + most) + 1):
+            cost = min(
+                row[j] + 1, current[j - 1] + 1, row[j - 1] + (a[i - 1] != b[j - 1])
+            )
+            if before and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                cost = min(cost, before[j - 2] + 1)
+            current[j] = min(cost, far)
+        if min(current) > most:
+            return far
+        before, row = row, current
+    return row[-1]
+
+
+def _types(schema: Any) -> list[Any]:
+    kind = schema.get("type") if isinstance(schema, Mapping) else None
+    return kind if isinstance(kind, list) else [kind] if kind else []
 
 
 def _show(value: Any) -> str:

@@ -62,6 +62,7 @@ INSTALLED_APPS = [
     "tests.hosts.helpdesk",
     "tests.hosts.catalogue",
     "tests.hosts.bulk",
+    "tests.hosts.platform",
 ]
 
 try:  # django-oauth-toolkit is optional: the OAuth tests skip without it

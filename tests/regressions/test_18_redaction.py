@@ -101,12 +101,14 @@ def test_one_term_of_json_text_is_redacted(mcp: MCPTestClient) -> None:
 
 
 def test_a_truncated_prefix_of_the_value_is_redacted(mcp: MCPTestClient) -> None:
+    """The host's own "drafts" stays, though the caller's "Draft" goes
+    (issue 25 item 13: values, not vocabulary)."""
     error = refused(
         mcp, "components__create", {"title": f"Draft {MARKER}", "isbn": "1"}
     )
     assert only_message(error) == (
         "title",
-        "Titles such as '<value>…' are reserved for <value>.",
+        "Titles such as '<value>…' are reserved for drafts.",
     )
 
 

@@ -10,6 +10,7 @@ from tests.hosts.files import views
 router = SimpleRouter()
 router.register("papers", views.PaperViewSet)
 router.register("uploads", views.UploadViewSet, basename="upload")
+router.register("briefs", views.BriefViewSet, basename="brief")
 
 urlpatterns = [
     path("api/", include(router.urls)),

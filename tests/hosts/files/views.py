@@ -3,7 +3,8 @@
 A viewset with DRF's default parsers (JSON, form, multipart) whose
 ``download`` answers a ``FileResponse`` and ``export`` a CSV; ``stream``
 answers a ``StreamingHttpResponse`` of ``size`` bytes and counts what was
-read of it; an upload view that parses multipart only.
+read of it; an upload view that parses multipart only; a brief's create,
+whose file is optional.
 """
 
 from __future__ import annotations
@@ -127,3 +128,18 @@ class UploadViewSet(mixins.CreateModelMixin, viewsets.GenericViewSet[Paper]):
         # Reads the upload as form views do, from request.FILES.
         upload = self.request.FILES["attachment"]
         serializer.save(filename=upload.name)
+
+
+class BriefSerializer(serializers.ModelSerializer[Paper]):
+    """A document created without its main file; an appendix is optional."""
+
+    class Meta:
+        model = Paper
+        fields = ["id", "title", "appendix"]
+
+
+class BriefViewSet(mixins.CreateModelMixin, viewsets.GenericViewSet[Paper]):
+    """Briefs: documents whose only file, an appendix, may be left out."""
+
+    queryset = Paper.objects.all()
+    serializer_class = BriefSerializer

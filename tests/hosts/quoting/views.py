@@ -35,10 +35,22 @@ class ComponentSerializer(serializers.ModelSerializer[Book]):
     shelf_mark = serializers.ChoiceField(
         choices=SHELF_MARKS, write_only=True, required=False
     )
+    method = serializers.ChoiceField(
+        choices=["translate", "approve", "suggest"], write_only=True, required=False
+    )
 
     class Meta:
         model = Book
-        fields = ("id", "title", "isbn", "flags", "repo", "rules", "shelf_mark")
+        fields = (
+            "id",
+            "title",
+            "isbn",
+            "flags",
+            "repo",
+            "rules",
+            "shelf_mark",
+            "method",
+        )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         for flag in filter(None, attrs.get("flags", "").split(",")):
@@ -59,6 +71,10 @@ class ComponentSerializer(serializers.ModelSerializer[Book]):
                         {"rules": f"Unknown check '{rule}' in rules."}
                     )
         title = attrs.get("title", "")
+        if attrs.get("method") == "translate" and title.endswith("?"):
+            raise serializers.ValidationError(
+                {"title": f"Error while saving translations: {title!r} asks."}
+            )
         if title.startswith("Draft"):
             raise serializers.ValidationError(
                 {"title": f"Titles such as '{title[:12]}…' are reserved for drafts."}
@@ -66,7 +82,7 @@ class ComponentSerializer(serializers.ModelSerializer[Book]):
         return attrs
 
     def create(self, validated_data: dict[str, Any]) -> Book:
-        for name in ("flags", "repo", "rules", "shelf_mark"):
+        for name in ("flags", "repo", "rules", "shelf_mark", "method"):
             validated_data.pop(name, None)
         return super().create(validated_data)
 
