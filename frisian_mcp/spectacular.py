@@ -214,10 +214,14 @@ def inferred_request(auto: AutoSchema) -> Any:
 
 def chosen_for_action(view: Any, auto: AutoSchema) -> bool:
     """Whether the view's serializer is one it picks for its action (the
-    host's declaration), not the default an unknown action gets (a guess)."""
+    host's declaration: ``@action(serializer_class=...)``, or its
+    ``get_serializer_class()``), not the default an unknown action gets."""
     action, own = getattr(view, "action", None), type(inferred_request(auto))
     if action is None:
         return False
+    handler = getattr(type(view), action, None)
+    if (getattr(handler, "kwargs", None) or {}).get("serializer_class") is own:
+        return True
     view.action = "frisian_mcp_no_such_action"
     try:
         return own is not type(inferred_request(auto))
