@@ -36,7 +36,10 @@ def test_after_warm_up_the_first_listing_page_builds_nothing(
     with CaptureQueriesContext(connection) as queries:
         warm_up()
     assert len(queries) == 0  # safe before gunicorn forks (--preload)
-    assert len(builds) == 11  # the first page, and one past it
+    # The first page, and one past it; without the files hook (these settings
+    # name none) attachments__create and __update, which need a file, are
+    # built and left out (issue 25 item 13).
+    assert len(builds) == 13
     builds.clear()
 
     client = MCPTestClient()
@@ -67,7 +70,7 @@ def test_without_warm_up_nothing_is_built_before_the_first_listing(
     client = MCPTestClient()
     client.initialize()
     client.request("tools/list", {})
-    assert len(builds) == 11
+    assert len(builds) == 13  # as above
 
 
 class BrokenBackend(URLConfDiscoveryBackend):
