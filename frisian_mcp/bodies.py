@@ -27,8 +27,9 @@ from rest_framework.serializers import ModelSerializer
 from frisian_mcp import spectacular
 from frisian_mcp.discovery import query_parameter, viewset_option
 from frisian_mcp.exceptions import ConfigurationError, host_call
+from frisian_mcp.fields import argument_schema
 from frisian_mcp.jsonschema import drop_required, schema_problem, to_json_schema
-from frisian_mcp.relations import Relation, argument_schema
+from frisian_mcp.relations import Relation
 from frisian_mcp.types import Endpoint, Kind, dotted
 
 if TYPE_CHECKING:

@@ -1,8 +1,8 @@
-"""Serializer fields as arguments: relations first, then what else differs.
+"""Related serializer fields as arguments: an id, or a lookup object.
 
-A related argument is "an id, or a lookup object" naming one row by a unique
-field or unique-together set (DESIGN.md §4). DRF's own related fields are
-*managed* (lookups resolved by ``frisian_mcp.references``); fields that
+A related argument names one row by its id or by a lookup object of a
+unique field or unique-together set (DESIGN.md §4). DRF's own related fields
+are *managed* (lookups resolved by ``frisian_mcp.references``); fields that
 resolve lookup objects themselves are *native* and pass through untouched.
 """
 
@@ -20,16 +20,19 @@ from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from rest_framework import relations, serializers
 
 from frisian_mcp.collisions import unique_sets
-from frisian_mcp.conf import mcp_settings
-from frisian_mcp.exceptions import SchemaError, few
-from frisian_mcp.jsonschema import plain, structural
+from frisian_mcp.exceptions import few
 from frisian_mcp.types import dotted
 
-__all__ = ["Relation", "argument_schema", "record_schema"]
+__all__ = [
+    "Relation",
+    "describe_relation",
+    "has_explicit_schema",
+    "lookup_sets",
+    "relation_argument",
+    "relation_schema",
+]
 
 logger = logging.getLogger("frisian_mcp")
-_NO_DEFAULT: Any = object()
-_OBJECTS = ("object", ["object", "null"])
 
 # Model field -> schema of its value in a lookup object; None: not usable.
 _LOOKUP_VALUES: tuple[tuple[type[Any] | tuple[type[Any], ...], Any], ...] = (
@@ -98,37 +101,17 @@ class Relation:
         )
 
 
-def argument_schema(
-    serializer: Any, name: str, field: Any, schema: dict[str, Any]
-) -> tuple[dict[str, Any], Relation | None]:
-    """A writable field's argument schema from spectacular's, and its relation.
+def relation_argument(
+    relation: Relation, field: Any, schema: dict[str, Any]
+) -> tuple[dict[str, Any], Relation]:
+    """A related field's argument schema, from spectacular's, and its relation.
 
-    Unmapped fields follow ``UNMAPPED_FIELD_POLICY``, relations take an id or
-    a lookup object, nested serializers refuse unknown keys (DRF would drop
-    them silently) and a constant model default is shown.
+    A native field's own schema (a host's extension) may add scalar forms,
+    such as a name; its objects give way to the lookup object.
     """
-    if _is_unmapped(field):
-        schema = _unmapped(serializer, name, schema)
-    relation = describe_relation(name, field)
-    if relation is not None:
-        # A native field's own schema (a host's extension) may add scalar
-        # forms, such as a name; its objects give way to the lookup object.
-        inner = getattr(field, "child_relation", getattr(field, "child", field))
-        own = not relation.managed and _has_explicit_schema(inner)
-        schema = relation_schema(relation, schema, _scalars(schema) if own else [])
-    else:
-        _seal_nested(schema, field)
-    default = _model_default(serializer, field)
-    if default is not _NO_DEFAULT and "default" not in schema:
-        schema["default"] = default
-    return schema, relation
-
-
-def record_schema(field: Any, schema: dict[str, Any]) -> Any:
-    """A readable field's schema in a record, structure only."""
-    if field is not None and (_is_unmapped(field) or _untyped_method(field)):
-        schema = {k: v for k, v in schema.items() if k == "description"}
-    return structural(schema)
+    inner = getattr(field, "child_relation", getattr(field, "child", field))
+    own = not relation.managed and has_explicit_schema(inner)
+    return relation_schema(relation, schema, _scalars(schema) if own else []), relation
 
 
 def describe_relation(
@@ -307,76 +290,8 @@ def _reference_hint(relation: Relation) -> str:
     return sentence
 
 
-def _has_explicit_schema(field: Any) -> bool:
+def has_explicit_schema(field: Any) -> bool:
     """Whether the project gave the field its own schema."""
     return bool(
         has_override(field, "field") or OpenApiSerializerFieldExtension.get_match(field)
     )
-
-
-def _is_unmapped(field: Any) -> bool:
-    """A project field subclassing ``Field`` directly with no declared schema."""
-    drf = (c for c in type(field).__mro__ if c.__module__.startswith("rest_framework."))
-    return next(drf, None) is serializers.Field and not _has_explicit_schema(field)
-
-
-def _untyped_method(field: Any) -> bool:
-    """A SerializerMethodField whose method declares no return type."""
-    if not isinstance(field, serializers.SerializerMethodField):
-        return False
-    method = getattr(field.parent, field.method_name or "", None)
-    annotations = getattr(method, "__annotations__", {})
-    return "return" not in annotations and not _has_explicit_schema(field)
-
-
-def _unmapped(serializer: Any, name: str, schema: dict[str, Any]) -> dict[str, Any]:
-    policy = mcp_settings.UNMAPPED_FIELD_POLICY.upper()
-    where = f"{type(serializer).__name__}.{name}"
-    if policy == "RAISE":
-        raise SchemaError(
-            f"Field {where} has no JSON Schema mapping. Decorate its class with "
-            "@extend_schema_field(...) or set FRISIAN_MCP['UNMAPPED_FIELD_POLICY']."
-        )
-    if policy == "WARN":
-        logger.warning(
-            "frisian_mcp: field %s has no JSON Schema mapping; accepting any JSON "
-            "value for it. Decorate its class with @extend_schema_field(...).",
-            where,
-        )
-    note = "Any JSON value (the field declares no schema)."
-    result = {k: v for k, v in schema.items() if k == "title"}
-    description = schema.get("description")
-    result["description"] = f"{description} {note}" if description else note
-    return result
-
-
-def _model_default(serializer: Any, field: Any) -> Any:
-    """The model field's constant default, when DRF made the field optional."""
-    model = getattr(getattr(serializer, "Meta", None), "model", None)
-    source = getattr(field, "source", None) or "*"
-    if model is None or field.required or "." in source or source == "*":
-        return _NO_DEFAULT
-    try:
-        model_field = model._meta.get_field(source)
-    except FieldDoesNotExist:
-        return _NO_DEFAULT
-    has_default = getattr(model_field, "has_default", None)
-    if not (has_default and has_default()) or callable(model_field.default):
-        return _NO_DEFAULT
-    return plain(model_field.default)
-
-
-def _seal_nested(schema: dict[str, Any], field: Any) -> None:
-    """Refuse unknown keys in nested serializers too: DRF drops them silently."""
-    target, node = field, schema
-    if isinstance(field, serializers.ListSerializer):
-        target, node = field.child, schema.get("items") or {}
-    if not isinstance(target, serializers.Serializer) or not isinstance(node, dict):
-        return
-    nested = {n: f for n, f in target.fields.items() if not f.read_only}
-    for option in node.get("anyOf") or [node]:
-        if isinstance(option, dict) and option.get("type") in _OBJECTS:
-            option.setdefault("additionalProperties", False)
-            for name, child in (option.get("properties") or {}).items():
-                if name in nested and isinstance(child, dict):
-                    _seal_nested(child, nested[name])
