@@ -16,7 +16,7 @@ from jsonschema.exceptions import ValidationError
 from frisian_mcp.exceptions import LIST_LIMIT, few, plain_name
 from frisian_mcp.types import FieldError
 
-__all__ = ["field_path", "problems", "unknown_keys"]
+__all__ = ["field_path", "in_words", "problems", "unknown_keys"]
 
 # keyword -> (code, message); messages use schema values only, where
 # jsonschema's own would quote the input.
@@ -119,7 +119,7 @@ def _describe(error: ValidationError) -> list[FieldError]:
         message = unknown_keys([k for k in instance if k not in allowed], allowed)
     elif keyword == "type":
         types = value if isinstance(value, list) else [value]
-        message = "must be " + " or ".join(_TYPE_NAMES.get(t, str(t)) for t in types)
+        message = "must be " + in_words(types)
     elif keyword == "enum" and len(value) > LIST_LIMIT:
         choices = few(map(_show, value))
         message = f"must be one of {len(value)} choices: {choices} (help lists all)"
@@ -137,6 +137,11 @@ def _describe(error: ValidationError) -> list[FieldError]:
     else:
         message = "is not valid here"
     return [{"field": path or "arguments", "code": code, "message": message}]
+
+
+def in_words(types: Iterable[str]) -> str:
+    """JSON types in words: ``"an integer or a string"``."""
+    return " or ".join(_TYPE_NAMES.get(t, str(t)) for t in types)
 
 
 def unknown_keys(unknown: list[Any], allowed: Iterable[str]) -> str:

@@ -59,6 +59,8 @@ INSTALLED_APPS = [
     "tests.hosts.ipam",
     "tests.hosts.notebook",
     "tests.hosts.files",
+    "tests.hosts.generic",
+    "tests.hosts.lookups",
 ]
 
 try:  # django-oauth-toolkit is optional: the OAuth tests skip without it
