@@ -3,7 +3,8 @@
 A writable field's schema is drf-spectacular's, changed where the field is
 not what that schema says: related fields take an id or a lookup object
 (:mod:`~frisian_mcp.relations`), unmapped fields any value
-(``UNMAPPED_FIELD_POLICY``), and nested serializers refuse unknown keys.
+(``UNMAPPED_FIELD_POLICY``), and nested serializers refuse unknown keys
+but take their read-only ones back (ADR 0034).
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ def argument_schema(
     if relation is not None:
         schema, relation = relation_argument(relation, field, schema)
     else:
-        _seal_nested(schema, field)
+        schema = _field_schema(schema, field)
     default = _model_default(serializer, field)
     if default is not _NO_DEFAULT and "default" not in schema:
         schema["default"] = default
@@ -112,17 +113,25 @@ def _model_default(serializer: Any, field: Any) -> Any:
     return plain(model_field.default)
 
 
-def _seal_nested(schema: dict[str, Any], field: Any) -> None:
-    """Refuse unknown keys in nested serializers too: DRF drops them silently."""
+def _field_schema(schema: dict[str, Any], field: Any) -> dict[str, Any]:
+    """A field's schema; a nested serializer's object closed to unknown keys.
+
+    Nested serializers refuse unknown keys (DRF drops them silently) but
+    take their read-only keys back from retrieve, which DRF drops too.
+    """
     target, node = field, schema
     if isinstance(field, serializers.ListSerializer):
         target, node = field.child, schema.get("items") or {}
     if not isinstance(target, serializers.Serializer) or not isinstance(node, dict):
-        return
-    nested = {n: f for n, f in target.fields.items() if not f.read_only}
+        return schema
+    nested = dict(target.fields.items())
     for option in node.get("anyOf") or [node]:
         if isinstance(option, dict) and option.get("type") in _OBJECTS:
             option.setdefault("additionalProperties", False)
-            for name, child in (option.get("properties") or {}).items():
-                if name in nested and isinstance(child, dict):
-                    _seal_nested(child, nested[name])
+            properties = option.setdefault("properties", {})
+            for name, child in nested.items():
+                if child.read_only:
+                    properties.setdefault(name, {"readOnly": True})
+                elif isinstance(properties.get(name), dict):
+                    properties[name] = _field_schema(properties[name], child)
+    return schema

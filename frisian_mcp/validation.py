@@ -115,8 +115,10 @@ def _describe(error: ValidationError) -> list[FieldError]:
             if n not in instance
         ]
     if keyword == "additionalProperties":
-        allowed = schema.get("properties") or {}
-        message = unknown_keys([k for k in instance if k not in allowed], allowed)
+        known = schema.get("properties") or {}
+        # Read-only keys are taken (and dropped), never suggested.
+        allowed = [k for k, v in known.items() if not _read_only(v)]
+        message = unknown_keys([k for k in instance if k not in known], allowed)
     elif keyword == "type":
         types = value if isinstance(value, list) else [value]
         message = "must be " + in_words(types)
@@ -166,6 +168,10 @@ def unknown_keys(unknown: list[Any], allowed: Iterable[str]) -> str:
     elif ordered:
         message += f"; allowed keys: {', '.join(ordered)}"
     return message
+
+
+def _read_only(schema: Any) -> bool:
+    return isinstance(schema, Mapping) and schema.get("readOnly") is True
 
 
 def _show(value: Any) -> str:

@@ -61,6 +61,7 @@ INSTALLED_APPS = [
     "tests.hosts.files",
     "tests.hosts.generic",
     "tests.hosts.lookups",
+    "tests.hosts.glossary",
 ]
 
 try:  # django-oauth-toolkit is optional: the OAuth tests skip without it
