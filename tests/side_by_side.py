@@ -2,8 +2,9 @@
 
 :func:`same` sends a REST request (rolled back afterwards), then the MCP
 call, and holds both to one verdict, the same stored rows and, for a
-success, the same record. Ids and URLs of created rows are left out of the
-comparison: PostgreSQL's sequences do not roll back.
+success, the same record. Ids and URLs are left out of the comparison, and
+rows refer to each other by position: PostgreSQL's sequences do not roll
+back.
 """
 
 from __future__ import annotations
@@ -33,12 +34,30 @@ class Outcome:
 
 
 def snapshot(tables: Iterable[type[models.Model]]) -> list[dict[str, Any]]:
-    """Every row of ``tables`` as plain values, without primary keys."""
+    """Every row of ``tables`` as plain values, keys as positions.
+
+    A row's own primary key is left out, and a reference to a row of
+    ``tables`` is that row's position in its table.
+    """
+    tables = list(tables)
+    positions = {
+        model: {
+            pk: index
+            for index, pk in enumerate(
+                model._default_manager.order_by("pk").values_list("pk", flat=True)
+            )
+        }
+        for model in tables
+    }
     rows = []
     for model in tables:
         for row in model._default_manager.order_by("pk"):
             values = model_to_dict(row)
             values.pop(model._meta.pk.name, None)
+            for field in model._meta.concrete_fields:
+                if field.related_model in positions and field.name in values:
+                    target = positions[field.related_model]
+                    values[field.name] = ("row", target.get(values[field.name]))
             rows.append({"table": model.__name__, **values})
     return rows
 
@@ -100,10 +119,12 @@ def same(
 
 
 def unnumbered(record: Any) -> Any:
-    """``record`` without its own ``id`` and ``url``."""
+    """``record`` without ids and URLs, at any depth."""
+    if isinstance(record, list):
+        return [unnumbered(item) for item in record]
     if not isinstance(record, dict):
         return record
-    return {k: v for k, v in record.items() if k not in ("id", "url")}
+    return {k: unnumbered(v) for k, v in record.items() if k not in ("id", "url")}
 
 
 def sent_nothing_of(outcome: Outcome, *values: str) -> bool:
