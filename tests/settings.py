@@ -62,6 +62,7 @@ INSTALLED_APPS = [
     "tests.hosts.generic",
     "tests.hosts.lookups",
     "tests.hosts.glossary",
+    "tests.hosts.customfields",
 ]
 
 try:  # django-oauth-toolkit is optional: the OAuth tests skip without it
