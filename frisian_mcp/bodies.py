@@ -27,8 +27,9 @@ from rest_framework.serializers import ModelSerializer
 from frisian_mcp import spectacular
 from frisian_mcp.discovery import query_parameter, viewset_option
 from frisian_mcp.exceptions import ConfigurationError, host_call
+from frisian_mcp.fields import argument_schema
 from frisian_mcp.jsonschema import drop_required, schema_problem, to_json_schema
-from frisian_mcp.relations import Relation, argument_schema, relation_schema
+from frisian_mcp.relations import Relation, relation_schema
 from frisian_mcp.types import ACTIONS, Endpoint, Kind, dotted
 
 if TYPE_CHECKING:
@@ -356,7 +357,7 @@ def _bulk_body(
     model = getattr(getattr(cls, "queryset", None), "model", None)
     meta = getattr(getattr(cls, "serializer_class", None), "Meta", None)
     model = model or getattr(meta, "model", None)
-    key = relation_schema(Relation("id", "pk", False, False, model), {}, [])
+    key = relation_schema(Relation("id", "pk", False, False, model), {})
     fields = {name: v for name, v in item.properties.items() if name != "id"}
     required = ("id", *(name for name in item.required if name != "id"))
     item = replace(item, properties={"id": key, **fields}, required=required)

@@ -1,16 +1,18 @@
-"""Serializer fields as arguments: relations first, then what else differs.
+"""Related serializer fields as arguments: an id, or a lookup object.
 
-A related argument is "an id, or a lookup object" naming one row by a unique
-field or unique-together set (DESIGN.md §4). DRF's own related fields are
-*managed* (lookups resolved by ``frisian_mcp.references``); fields that
-resolve lookup objects themselves are *native* and pass through untouched.
+A related argument names one row by its id or by a lookup object of a
+unique field or unique-together set (DESIGN.md §4). DRF's own related fields
+are *managed*: their forms are checked and lookups resolved by
+``frisian_mcp.references``. *Native* fields read the value themselves and
+are never stricter than the host: a form their schema does not describe
+goes to the field (ADR 0034).
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from django.core.exceptions import FieldDoesNotExist
@@ -20,16 +22,24 @@ from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from rest_framework import relations, serializers
 
 from frisian_mcp.collisions import unique_sets
-from frisian_mcp.conf import mcp_settings
-from frisian_mcp.exceptions import SchemaError, few
-from frisian_mcp.jsonschema import plain, structural
+from frisian_mcp.examples import schema_types
+from frisian_mcp.exceptions import few
 from frisian_mcp.types import dotted
+from frisian_mcp.validation import in_words
 
-__all__ = ["Relation", "argument_schema", "record_schema"]
+__all__ = [
+    "Relation",
+    "describe_relation",
+    "has_explicit_schema",
+    "lookup_sets",
+    "other_types",
+    "relation_argument",
+    "relation_schema",
+]
 
 logger = logging.getLogger("frisian_mcp")
-_NO_DEFAULT: Any = object()
-_OBJECTS = ("object", ["object", "null"])
+_JSON_TYPES = ("array", "boolean", "integer", "number", "object", "string")
+_SCALARS = ("string", "integer", "number", "boolean")
 
 # Model field -> schema of its value in a lookup object; None: not usable.
 _LOOKUP_VALUES: tuple[tuple[type[Any] | tuple[type[Any], ...], Any], ...] = (
@@ -42,6 +52,7 @@ _LOOKUP_VALUES: tuple[tuple[type[Any] | tuple[type[Any], ...], Any], ...] = (
 )
 
 RelationKind = Literal["pk", "slug", "url", "native"]
+_SLUG_READS = relations.SlugRelatedField.to_internal_value
 
 
 @dataclass(frozen=True)
@@ -53,7 +64,8 @@ class Relation:
     ``lookup_sets`` lists the unique keys of the related model a lookup
     object may use: single unique fields and unique-together sets.
     ``owner`` is the dotted path of the serializer class declaring the field
-    (a path, so schemas stay picklable for the shared cache).
+    (a path, so schemas stay picklable for the shared cache). ``forms`` says
+    in words what the field reads, where that is not DRF's form.
     """
 
     name: str
@@ -64,6 +76,7 @@ class Relation:
     slug_field: str | None = None
     lookup_sets: tuple[tuple[str, ...], ...] = ()
     owner: str | None = None
+    forms: str | None = None
 
     @property
     def lookup_fields(self) -> tuple[str, ...]:
@@ -81,6 +94,8 @@ class Relation:
     @property
     def plain_form(self) -> str:
         """The field's own form in words: "its id", "its URL or id"..."""
+        if self.forms:
+            return self.forms
         if self.kind == "slug":
             return f"its {self.slug_field}"
         return "its URL or id" if self.kind == "url" else "its id"
@@ -98,37 +113,25 @@ class Relation:
         )
 
 
-def argument_schema(
-    serializer: Any, name: str, field: Any, schema: dict[str, Any]
-) -> tuple[dict[str, Any], Relation | None]:
-    """A writable field's argument schema from spectacular's, and its relation.
+def relation_argument(
+    relation: Relation, field: Any, schema: dict[str, Any]
+) -> tuple[dict[str, Any], Relation]:
+    """A related field's argument schema, from spectacular's, and its relation.
 
-    Unmapped fields follow ``UNMAPPED_FIELD_POLICY``, relations take an id or
-    a lookup object, nested serializers refuse unknown keys (DRF would drop
-    them silently) and a constant model default is shown.
+    A native field's own schema (a host's declaration) says what it reads;
+    its objects give way to the lookup object.
     """
-    if _is_unmapped(field):
-        schema = _unmapped(serializer, name, schema)
-    relation = describe_relation(name, field)
-    if relation is not None:
-        # A native field's own schema (a host's extension) may add scalar
-        # forms, such as a name; its objects give way to the lookup object.
-        inner = getattr(field, "child_relation", getattr(field, "child", field))
-        own = not relation.managed and _has_explicit_schema(inner)
-        schema = relation_schema(relation, schema, _scalars(schema) if own else [])
-    else:
-        _seal_nested(schema, field)
-    default = _model_default(serializer, field)
-    if default is not _NO_DEFAULT and "default" not in schema:
-        schema["default"] = default
-    return schema, relation
-
-
-def record_schema(field: Any, schema: dict[str, Any]) -> Any:
-    """A readable field's schema in a record, structure only."""
-    if field is not None and (_is_unmapped(field) or _untyped_method(field)):
-        schema = {k: v for k, v in schema.items() if k == "description"}
-    return structural(schema)
+    inner = getattr(field, "child_relation", getattr(field, "child", field))
+    declared = None
+    if not relation.managed and has_explicit_schema(inner):
+        scalars, objects = _declared_forms(schema)
+        if scalars or objects:
+            words = in_words([form["type"] for form in scalars]) or "an object"
+            sets = relation.lookup_sets if objects else ()
+            forms = f"{words} (as the host's schema declares)"
+            relation = replace(relation, forms=forms, lookup_sets=sets)
+            declared = scalars
+    return relation_schema(relation, schema, declared), relation
 
 
 def describe_relation(
@@ -141,6 +144,7 @@ def describe_relation(
     elif isinstance(field, serializers.ListSerializer):
         inner = field.child
     kind: RelationKind = "native"
+    forms = None
     if isinstance(inner, relations.RelatedField):
         model = _queryset_model(inner)
         # A subclass of DRF's own fields keeps their form even when it
@@ -149,6 +153,8 @@ def describe_relation(
             kind = "url"
         elif isinstance(inner, relations.SlugRelatedField):
             kind = "slug"
+            if type(inner).to_internal_value is not _SLUG_READS:
+                forms = "the text retrieve shows for it"  # not its bare slug
         elif isinstance(inner, relations.PrimaryKeyRelatedField):
             kind = "pk"
     elif isinstance(inner, serializers.Serializer) and (
@@ -168,6 +174,7 @@ def describe_relation(
         slug_field=getattr(inner, "slug_field", None) if kind == "slug" else None,
         lookup_sets=lookup_sets(model) if model is not None else (),
         owner=dotted(type(field.parent)),
+        forms=forms,
     )
 
 
@@ -179,18 +186,28 @@ def lookup_sets(model: type[models.Model]) -> tuple[tuple[str, ...], ...]:
 
 
 def relation_schema(
-    relation: Relation, base: dict[str, Any], scalars: list[dict[str, Any]]
+    relation: Relation,
+    base: dict[str, Any],
+    declared: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """JSON Schema of a related field's argument.
 
     ``base`` is what drf-spectacular produced for the field; only its
     title and description are kept. The lookup object comes from the related
     model, never from the field's own (or an extension's) nested shape;
-    ``scalars`` are further forms the field's own schema declares.
+    ``declared`` are the scalar forms a native field's own schema declares,
+    which replace the id forms. A native field also takes any other JSON
+    type: the host's field reads it.
     """
-    options = _id_forms(relation)
-    options += [form for form in scalars if form not in options]
+    options = _id_forms(relation) if declared is None else []
+    if not relation.managed and declared is None:
+        options.append({"type": "string"})  # a natural key, such as a slug
+    for form in declared or ():
+        options += [form] if form not in options else []
     lookup = _lookup_object(relation)
+    others = other_types([*options, *([lookup] if lookup else [])])
+    if not relation.managed and others:
+        options.append({"type": others})
     if lookup is not None:
         options.append(lookup)
     one: dict[str, Any] = options[0] if len(options) == 1 else {"anyOf": options}
@@ -237,14 +254,31 @@ def _queryset_model(field: Any) -> type[models.Model] | None:
     return model if isinstance(model, type) else None
 
 
-def _scalars(schema: dict[str, Any]) -> list[dict[str, Any]]:
-    """The scalar forms (type and format) a field's schema declares."""
-    node = schema.get("items", schema) if schema.get("type") == "array" else schema
-    found = []
+def _declared_forms(schema: dict[str, Any]) -> tuple[list[dict[str, Any]], bool]:
+    """The scalar forms (type and format) a field's schema declares, and
+    whether it declares an object; nothing for a schema of any value."""
+    array = "array" in schema_types(schema) and "items" in schema
+    node = schema["items"] if array else schema
+    found: list[dict[str, Any]] = []
+    objects = False
     for option in node.get("oneOf") or node.get("anyOf") or [node]:
-        if option.get("type") in ("string", "integer", "number"):
-            found.append({k: option[k] for k in ("type", "format") if k in option})
-    return found
+        types = schema_types(option)
+        objects = objects or "object" in types or "$ref" in option
+        forms: list[dict[str, Any]] = [{"type": t} for t in types if t in _SCALARS]
+        if "format" in option and len(forms) == 1:
+            forms[0]["format"] = option["format"]
+        found += forms
+    return found, objects
+
+
+def other_types(options: list[dict[str, Any]]) -> list[str]:
+    """The JSON types none of ``options`` takes (all of them: none)."""
+    covered = {t for option in options for t in schema_types(option)}
+    if any(not schema_types(option) for option in options):
+        return []  # an option of any type
+    if "number" in covered:
+        covered.add("integer")
+    return [t for t in _JSON_TYPES if t not in covered]
 
 
 def _id_forms(relation: Relation) -> list[dict[str, Any]]:
@@ -266,14 +300,15 @@ def _lookup_object(relation: Relation) -> dict[str, Any] | None:
 
     Managed relations are resolved here, so unknown keys are refused and a
     multi-field key must be complete. A native field decides for itself:
-    its object stays open and any subset passes through.
+    its object stays open, and its values (a lookup inside the lookup, text
+    for a number) pass through.
     """
     if relation.model is None or not relation.lookup_sets:
         return None
-    properties = {}
-    for name in relation.lookup_fields:
+    properties: dict[str, Any] = dict.fromkeys(relation.lookup_fields)
+    for name in properties:
         model_field = relation.model._meta.get_field(name)
-        schema = _lookup_value_schema(model_field)
+        schema = _lookup_value_schema(model_field) if relation.managed else None
         if schema and getattr(model_field, "null", False):
             schema = {**schema, "type": [schema["type"], "null"]}
         properties[name] = schema or {}
@@ -301,82 +336,14 @@ def _reference_hint(relation: Relation) -> str:
     sentence = f"A {noun}: {relation.plain_form}"
     if lookups := relation.describe_lookups():
         sentence += f", or an object with one of these keys: {lookups}"
-    sentence += "."
+    sentence += "." if relation.managed else ". Other forms go to the host's field."
     if relation.many:
         sentence = "A list; each item " + sentence[0].lower() + sentence[1:]
     return sentence
 
 
-def _has_explicit_schema(field: Any) -> bool:
+def has_explicit_schema(field: Any) -> bool:
     """Whether the project gave the field its own schema."""
     return bool(
         has_override(field, "field") or OpenApiSerializerFieldExtension.get_match(field)
     )
-
-
-def _is_unmapped(field: Any) -> bool:
-    """A project field subclassing ``Field`` directly with no declared schema."""
-    drf = (c for c in type(field).__mro__ if c.__module__.startswith("rest_framework."))
-    return next(drf, None) is serializers.Field and not _has_explicit_schema(field)
-
-
-def _untyped_method(field: Any) -> bool:
-    """A SerializerMethodField whose method declares no return type."""
-    if not isinstance(field, serializers.SerializerMethodField):
-        return False
-    method = getattr(field.parent, field.method_name or "", None)
-    annotations = getattr(method, "__annotations__", {})
-    return "return" not in annotations and not _has_explicit_schema(field)
-
-
-def _unmapped(serializer: Any, name: str, schema: dict[str, Any]) -> dict[str, Any]:
-    policy = mcp_settings.UNMAPPED_FIELD_POLICY.upper()
-    where = f"{type(serializer).__name__}.{name}"
-    if policy == "RAISE":
-        raise SchemaError(
-            f"Field {where} has no JSON Schema mapping. Decorate its class with "
-            "@extend_schema_field(...) or set FRISIAN_MCP['UNMAPPED_FIELD_POLICY']."
-        )
-    if policy == "WARN":
-        logger.warning(
-            "frisian_mcp: field %s has no JSON Schema mapping; accepting any JSON "
-            "value for it. Decorate its class with @extend_schema_field(...).",
-            where,
-        )
-    note = "Any JSON value (the field declares no schema)."
-    result = {k: v for k, v in schema.items() if k == "title"}
-    description = schema.get("description")
-    result["description"] = f"{description} {note}" if description else note
-    return result
-
-
-def _model_default(serializer: Any, field: Any) -> Any:
-    """The model field's constant default, when DRF made the field optional."""
-    model = getattr(getattr(serializer, "Meta", None), "model", None)
-    source = getattr(field, "source", None) or "*"
-    if model is None or field.required or "." in source or source == "*":
-        return _NO_DEFAULT
-    try:
-        model_field = model._meta.get_field(source)
-    except FieldDoesNotExist:
-        return _NO_DEFAULT
-    has_default = getattr(model_field, "has_default", None)
-    if not (has_default and has_default()) or callable(model_field.default):
-        return _NO_DEFAULT
-    return plain(model_field.default)
-
-
-def _seal_nested(schema: dict[str, Any], field: Any) -> None:
-    """Refuse unknown keys in nested serializers too: DRF drops them silently."""
-    target, node = field, schema
-    if isinstance(field, serializers.ListSerializer):
-        target, node = field.child, schema.get("items") or {}
-    if not isinstance(target, serializers.Serializer) or not isinstance(node, dict):
-        return
-    nested = {n: f for n, f in target.fields.items() if not f.read_only}
-    for option in node.get("anyOf") or [node]:
-        if isinstance(option, dict) and option.get("type") in _OBJECTS:
-            option.setdefault("additionalProperties", False)
-            for name, child in (option.get("properties") or {}).items():
-                if name in nested and isinstance(child, dict):
-                    _seal_nested(child, nested[name])

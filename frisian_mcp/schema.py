@@ -25,9 +25,10 @@ from frisian_mcp import arguments, filtersets, spectacular
 from frisian_mcp.bodies import Bodies, BodySchema, request_body
 from frisian_mcp.discovery import declared_query_parameters
 from frisian_mcp.exceptions import ConfigurationError, HostError, host_call
+from frisian_mcp.fields import record_schema
 from frisian_mcp.jsonschema import parameter_schema, to_json_schema
 from frisian_mcp.pagination import pages
-from frisian_mcp.relations import Relation, record_schema
+from frisian_mcp.relations import Relation
 from frisian_mcp.spectacular import make_view
 from frisian_mcp.types import PATH_VARIABLE, Endpoint, SchemaProblem
 

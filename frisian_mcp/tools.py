@@ -319,11 +319,15 @@ def _trimmed(node: Any, seen: set[str]) -> Any:
         del out["minimum"], out["maximum"]
     branches = out.get("anyOf")
     if isinstance(branches, list) and branches[:2] == [{"type": "integer"}, _NUMERIC]:
-        # A reference's id or numeric string, said once (same meaning).
+        # A reference's id or numeric string, said once (same meaning); a
+        # native field's any string includes the numeric one.
         rest = branches[2:]
         kinds = ["integer", "string"] + (["null"] if {"type": "null"} in rest else [])
-        first = {"type": kinds, "pattern": _NUMERIC["pattern"]}
-        out["anyOf"] = [first] + [b for b in rest if b != {"type": "null"}]
+        first: dict[str, Any] = {"type": kinds}
+        if {"type": "string"} not in rest:
+            first["pattern"] = _NUMERIC["pattern"]
+        dropped = ({"type": "null"}, {"type": "string"})
+        out["anyOf"] = [first] + [b for b in rest if b not in dropped]
     return out
 
 

@@ -19,7 +19,15 @@ from frisian_mcp.examples import schema_types
 from frisian_mcp.exceptions import LIST_LIMIT, few, plain_name
 from frisian_mcp.types import FieldError
 
-__all__ = ["as_object", "coerce", "field_path", "problems", "suggest", "unknown_keys"]
+__all__ = [
+    "as_object",
+    "coerce",
+    "field_path",
+    "in_words",
+    "problems",
+    "suggest",
+    "unknown_keys",
+]
 
 # keyword -> (code, message); messages use schema values only, where
 # jsonschema's own would quote the input.
@@ -117,11 +125,13 @@ def _describe(error: ValidationError) -> list[FieldError]:
             if n not in instance
         ]
     if keyword == "additionalProperties":
-        allowed = schema.get("properties") or {}
-        message = unknown_keys([k for k in instance if k not in allowed], allowed)
+        known = schema.get("properties") or {}
+        # Read-only keys are taken (and dropped), never suggested.
+        allowed = [k for k, v in known.items() if not _read_only(v)]
+        message = unknown_keys([k for k in instance if k not in known], allowed)
     elif keyword == "type":
         types = value if isinstance(value, list) else [value]
-        message = "must be " + " or ".join(_TYPE_NAMES.get(t, str(t)) for t in types)
+        message = "must be " + in_words(types)
     elif keyword == "enum" and len(value) > LIST_LIMIT:
         choices = few(map(_show, value))
         message = f"must be one of {len(value)} choices: {choices} (help lists all)"
@@ -142,6 +152,11 @@ def _describe(error: ValidationError) -> list[FieldError]:
     else:
         message = "is not valid here"
     return [{"field": path or "arguments", "code": code, "message": message}]
+
+
+def in_words(types: Iterable[str]) -> str:
+    """JSON types in words: ``"an integer or a string"``."""
+    return " or ".join(_TYPE_NAMES.get(t, str(t)) for t in types)
 
 
 def unknown_keys(unknown: list[Any], allowed: Iterable[str]) -> str:
@@ -227,6 +242,10 @@ def _edits(a: str, b: str, most: int) -> int:
 def _types(schema: Any) -> list[Any]:
     kind = schema.get("type") if isinstance(schema, Mapping) else None
     return kind if isinstance(kind, list) else [kind] if kind else []
+
+
+def _read_only(schema: Any) -> bool:
+    return isinstance(schema, Mapping) and schema.get("readOnly") is True
 
 
 def _show(value: Any) -> str:

@@ -63,6 +63,10 @@ INSTALLED_APPS = [
     "tests.hosts.catalogue",
     "tests.hosts.bulk",
     "tests.hosts.platform",
+    "tests.hosts.generic",
+    "tests.hosts.lookups",
+    "tests.hosts.glossary",
+    "tests.hosts.customfields",
 ]
 
 try:  # django-oauth-toolkit is optional: the OAuth tests skip without it

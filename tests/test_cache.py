@@ -114,7 +114,9 @@ def test_a_granted_permission_shows_in_the_next_listing(demo_data: None) -> None
     mcp = demo_client()
     assert DELETE_SITE not in names(mcp)
     demo = User.objects.get(username="demo")
-    demo.user_permissions.add(Permission.objects.get(codename="delete_site", content_type__app_label="dcim"))
+    demo.user_permissions.add(
+        Permission.objects.get(codename="delete_site", content_type__app_label="dcim")
+    )
     assert DELETE_SITE in names(mcp)
 
 
@@ -123,7 +125,9 @@ def test_a_granted_permission_shows_in_the_next_listing(demo_data: None) -> None
 )
 def test_a_stale_listing_never_lets_a_call_through(demo_data: None) -> None:
     demo = User.objects.get(username="demo")
-    demo.user_permissions.add(Permission.objects.get(codename="delete_site", content_type__app_label="dcim"))
+    demo.user_permissions.add(
+        Permission.objects.get(codename="delete_site", content_type__app_label="dcim")
+    )
     mcp = demo_client()
     assert DELETE_SITE in names(mcp)
     # Revoked behind the signals' back: the cached listing is now stale.

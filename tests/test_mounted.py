@@ -24,3 +24,9 @@ def test_the_test_apps_of_issue_18_are_found() -> None:
     )
     assert {f"tests.hosts.{name}.urls" for name in hosts.split()} <= found
     assert {"tests.urls", "tests.urls_zoo", "demo_project.urls"} <= found
+
+
+def test_the_field_form_apps_of_issue_25_are_found() -> None:
+    """Items 0, 3 and 7: the round trip and listing tests run over them."""
+    hosts = "customfields generic glossary lookups"
+    assert {f"tests.hosts.{name}.urls" for name in hosts.split()} <= set(urlconfs())
