@@ -58,6 +58,7 @@ CONTACT_FIELDS = ("email", "first_name", "last_name", "phone", "notes")
 #: Generic relations that may point at any row: django-guardian's object
 #: permissions (installed for the guarded host app) and the test app's note.
 GENERIC = [
+    "generic.IPAddress.assigned_object",
     "guardian.GroupObjectPermission.content_object",
     "guardian.UserObjectPermission.content_object",
     "testapp.CleanupNote.target",

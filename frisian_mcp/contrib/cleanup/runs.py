@@ -1,7 +1,5 @@
-"""Runs: scan by the plans in batches; delete each batch in one transaction.
-
-docs/cleanup.md states the guarantees and the audit log.
-"""
+"""Runs: scan by the plans in batches; delete each batch in one transaction
+(docs/cleanup.md: the guarantees and the audit log)."""
 
 from __future__ import annotations
 
@@ -215,7 +213,8 @@ def _generic_hits(plan: ModelPlan, pks: Collection[Any], using: str) -> set[Any]
                 with contextlib.suppress(TypeError, ValueError, ValidationError):
                     forms.setdefault(object_id.to_python(form), pk)
         column, rows = object_id.attname, ref.model._base_manager.using(using)
-        rows = rows.filter(**{f"{ref.ct_field}__in": types, f"{column}__in": [*forms]})
+        fits = [v for v in forms if not isinstance(v, int) or v.bit_length() < 64]
+        rows = rows.filter(**{f"{ref.ct_field}__in": types, f"{column}__in": fits})
         found.update(
             forms[v] for v in rows.values_list(column, flat=True) if v in forms
         )
