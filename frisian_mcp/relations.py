@@ -128,7 +128,7 @@ def relation_argument(
         if scalars or objects:
             words = in_words([form["type"] for form in scalars]) or "an object"
             sets = relation.lookup_sets if objects else ()
-            forms = f"{words} (as the host's schema declares)"
+            forms = f"{words} (the host's schema)"
             relation = replace(relation, forms=forms, lookup_sets=sets)
             declared = scalars
     return relation_schema(relation, schema, declared), relation
@@ -205,9 +205,10 @@ def relation_schema(
     for form in declared or ():
         options += [form] if form not in options else []
     lookup = _lookup_object(relation)
-    others = other_types([*options, *([lookup] if lookup else [])])
-    if not relation.managed and others:
-        options.append({"type": others})
+    if not relation.managed:
+        others = other_types([*options, *([lookup] if lookup else [])])
+        null = relation.nullable and not relation.many
+        options = _merged(options, [*others, *(["null"] if null else [])])
     if lookup is not None:
         options.append(lookup)
     one: dict[str, Any] = options[0] if len(options) == 1 else {"anyOf": options}
@@ -221,7 +222,7 @@ def relation_schema(
         if relation.nullable:
             schema["type"] = ["array", "null"]
         return {**schema, **annotations}
-    if relation.nullable:
+    if relation.nullable and relation.managed:  # else merged above
         choices = list(one["anyOf"]) if "anyOf" in one else [one]
         return {"anyOf": [*choices, {"type": "null"}], **annotations}
     return {**one, **annotations}
@@ -281,6 +282,15 @@ def other_types(options: list[dict[str, Any]]) -> list[str]:
     return [t for t in _JSON_TYPES if t not in covered]
 
 
+def _merged(options: list[dict[str, Any]], more: list[str]) -> list[dict[str, Any]]:
+    """A native field's forms with the types its field also reads: the plain
+    forms (a ``type`` alone) and ``more`` as one ``type`` list."""
+    plain = [o for o in options if set(o) == {"type"}]
+    types = {t for o in plain for t in schema_types(o)} | set(more)
+    rest = [o for o in options if o not in plain and set(schema_types(o)) - types]
+    return [*rest, {"type": sorted(types)}] if types else rest
+
+
 def _id_forms(relation: Relation) -> list[dict[str, Any]]:
     if relation.kind == "slug":
         return [{"type": "string"}]
@@ -336,7 +346,7 @@ def _reference_hint(relation: Relation) -> str:
     sentence = f"A {noun}: {relation.plain_form}"
     if lookups := relation.describe_lookups():
         sentence += f", or an object with one of these keys: {lookups}"
-    sentence += "." if relation.managed else ". Other forms go to the host's field."
+    sentence += "."
     if relation.many:
         sentence = "A list; each item " + sentence[0].lower() + sentence[1:]
     return sentence
