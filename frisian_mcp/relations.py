@@ -30,6 +30,13 @@ __all__ = ["Relation", "argument_schema", "record_schema"]
 logger = logging.getLogger("frisian_mcp")
 _NO_DEFAULT: Any = object()
 _OBJECTS = ("object", ["object", "null"])
+#: The related fields drf-spectacular maps (relations it knows the values of).
+_MAPPED_RELATIONS = (
+    relations.PrimaryKeyRelatedField,
+    relations.SlugRelatedField,
+    relations.StringRelatedField,
+    relations.HyperlinkedRelatedField,
+)
 
 # Model field -> schema of its value in a lookup object; None: not usable.
 _LOOKUP_VALUES: tuple[tuple[type[Any] | tuple[type[Any], ...], Any], ...] = (
@@ -125,10 +132,20 @@ def argument_schema(
 
 
 def record_schema(field: Any, schema: dict[str, Any]) -> Any:
-    """A readable field's schema in a record, structure only."""
-    if field is not None and (_is_unmapped(field) or _untyped_method(field)):
+    """A readable field's schema in a record, structure only; none where
+    drf-spectacular guessed (a field it cannot map is a "string" to it)."""
+    if field is not None and (
+        _is_unmapped(field) or _untyped_method(field) or _own_relation(field)
+    ):
         schema = {k: v for k, v in schema.items() if k == "description"}
     return structural(schema)
+
+
+def _own_relation(field: Any) -> bool:
+    """A related field of the project's own class, declaring no schema."""
+    inner = getattr(field, "child_relation", field)
+    known = isinstance(inner, _MAPPED_RELATIONS) or _has_explicit_schema(inner)
+    return isinstance(inner, relations.RelatedField) and not known
 
 
 def describe_relation(
