@@ -21,7 +21,7 @@ from drf_spectacular.settings import patched_settings
 from jsonschema import Draft202012Validator
 from rest_framework import serializers
 
-from frisian_mcp import arguments, spectacular
+from frisian_mcp import arguments, results, spectacular
 from frisian_mcp.bodies import Bodies, BodySchema, request_body
 from frisian_mcp.discovery import declared_query_parameters
 from frisian_mcp.exceptions import ConfigurationError, HostError, host_call
@@ -47,6 +47,7 @@ class ToolSchema:
     ``comma_separated`` ones are sent joined. A body field named as a path
     argument is ``body_<name>``; a full update fills the ``path_filled`` ones
     from the path argument when they are left out (docs/listing.md).
+    ``shapes``: those the action answers (``None``: the view's own).
     """
 
     input_schema: dict[str, Any]
@@ -61,7 +62,7 @@ class ToolSchema:
     protocol_arguments: tuple[str, ...]
     comma_separated: frozenset[str] = frozenset()
     record_fields: tuple[str, ...] = ()
-    output_schema: dict[str, Any] | None = None
+    shapes: tuple[dict[str, Any], ...] | None = None
     growing_filters: bool = False
     guessed_body: str | None = None
     path_filled: frozenset[str] = frozenset()
@@ -70,6 +71,11 @@ class ToolSchema:
     def declared(self) -> frozenset[str]:
         """Every top-level argument name the inputSchema declares."""
         return frozenset(self.input_schema.get("properties", {}))
+
+    @cached_property
+    def output_schema(self) -> dict[str, Any] | None:
+        """The shapes of every result, its protocol arguments' too (ADR 0038)."""
+        return results.output_schema(self.shapes, self.protocol_arguments)
 
     @cached_property
     def field_names(self) -> frozenset[str] | None:
@@ -182,7 +188,7 @@ class SchemaBuilder:
             protocol_arguments=tuple(protocol),
             comma_separated=frozenset(url.joined),
             record_fields=record_fields,
-            output_schema=output_schema(endpoint, record),
+            shapes=result_shapes(endpoint, record),
             growing_filters=growing,
             guessed_body=body.guessed,
             path_filled=filled,
@@ -278,13 +284,12 @@ def _url_arguments(
     return url
 
 
-def output_schema(
+def result_shapes(
     endpoint: Endpoint, record: dict[str, Any] | None
-) -> dict[str, Any] | None:
-    """The outputSchema of a tool whose action is DRF's stock one.
+) -> tuple[dict[str, Any], ...] | None:
+    """The shapes a stock action answers (:mod:`frisian_mcp.results`).
 
-    Beside its primary shape: a ``help`` document and, for writes, a
-    ``validation`` report (``mode: "validate"``).
+    ``None`` where the action is the view's own, or its record unknown.
     """
     action = ACTIONS.get(endpoint.action)
     cls = endpoint.view_class
@@ -297,24 +302,7 @@ def output_schema(
         row.result != "deleted" and record is None
     ):
         return None
-    records = {"type": "array", "items": record}
-    if row.result == "page":
-        counts = {key: {"type": "integer"} for key in ("count", "page", "page_size")}
-        page = {"results": records, **counts, "has_more": {"type": "boolean"}}
-        page["next_token"] = {"type": "string"}
-        shapes = [_obj(page, ["results", "count", "page", "page_size", "has_more"])]
-    elif row.result == "deleted":
-        shapes = [_obj({"deleted": {"type": "boolean"}}, ["deleted"])]
-    else:
-        shapes = [record or {}]
-    if row.bulk:
-        bulk = {"created": {"type": "integer"}, "results": records}
-        shapes.append(_obj({**bulk, "ids": {"type": "array"}}, ["created"]))
-    shapes.append(_obj({"help": {"type": "object"}}, ["help"]))
-    if "mode" in row.arguments:
-        shapes.append(_obj({"validation": {"type": "object"}}, ["validation"]))
-    return {"type": "object", "anyOf": shapes}
-
-
-def _obj(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
-    return {"type": "object", "properties": properties, "required": required}
+    if record is None:  # a delete: DRF's 204, no record
+        return (results.DELETED,)
+    shape = results.page_shape(record) if row.result == "page" else record
+    return (shape, results.bulk_shape(record)) if row.bulk else (shape,)

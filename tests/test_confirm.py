@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 from django.test import Client, override_settings
+from jsonschema import Draft202012Validator
 
 from demo_project.contacts.models import Contact
 from demo_project.dcim.models import Device, Site, Tag
@@ -133,6 +134,11 @@ def test_validate_reports_that_confirmation_is_needed(mcp: MCPTestClient) -> Non
     assert report["confirmation"]["summary"]["record"] == "Ada Byron"
     assert "confirm" not in json.dumps(report["confirmation"]["summary"])
     assert Contact.objects.filter(pk=contact.pk).exists()
+    # The hook's mode comes with its report's shape (issue 26 item 1).
+    tools = {t["name"]: t for t in mcp.list_tools()}
+    listed = tools["contacts__destroy"]["outputSchema"]
+    Draft202012Validator(listed).validate(result["structuredContent"])
+    assert "validation" not in json.dumps(tools["contacts__retrieve"]["outputSchema"])
 
 
 def _token(mcp: MCPTestClient, name: str, args: dict[str, Any]) -> str:
