@@ -352,8 +352,12 @@ class _Exchange:
         return self.tool_result(structured, is_error=False)
 
     def tool_result(self, structured: JSONObject, *, is_error: bool) -> JSONObject:
-        """A ``CallToolResult``: the JSON as text, and as structure from 2025-06-18."""
-        with_structure = self.revision.structured
+        """A ``CallToolResult``: the JSON as text, and as structure from
+        2025-06-18; an error of a tool listed with an outputSchema as text
+        only, which no client checks against that schema (ADR 0038)."""
+        with_structure, tool = self.revision.structured, self.context.exchange.tool
+        if is_error and with_structure and tool is not None:
+            with_structure = not self.registry().lists_output_schema(tool)
         return tool_result(structured, is_error=is_error, with_structure=with_structure)
 
     def cacheable(self, result: JSONObject) -> JSONObject:
