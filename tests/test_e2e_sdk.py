@@ -162,6 +162,16 @@ def test_contact_lifecycle(live: LiveServer, mode: str) -> None:
         assert not result.is_error, result
         assert _payload(result) == {**created, **full}
 
+        # A delete in validate mode fits the declared outputSchema, which the
+        # SDK checks (issue 26 item 1): the confirmation extra adds mode.
+        result = await client.call_tool(
+            "contacts__destroy", {**key, "mode": "validate"}
+        )
+        assert not result.is_error, result
+        report = _payload(result)["validation"]
+        assert (report["action"], report["written"]) == ("delete", False)
+        assert report["confirmation"]["required"] is True
+
         # The demo asks for confirmation before a delete (docs/safety.md).
         result = await client.call_tool("contacts__destroy", key)
         asked = _error(result)
