@@ -15,7 +15,7 @@ import logging
 from typing import Any
 
 from django.core.exceptions import FieldDoesNotExist
-from rest_framework import serializers
+from rest_framework import relations, serializers
 
 from frisian_mcp.conf import mcp_settings
 from frisian_mcp.examples import schema_types
@@ -36,6 +36,13 @@ logger = logging.getLogger("frisian_mcp")
 _NO_DEFAULT: Any = object()
 _OBJECTS = ("object", ["object", "null"])
 _DRF = "rest_framework."
+#: The related fields drf-spectacular maps (relations it knows the values of).
+_MAPPED_RELATIONS = (
+    relations.PrimaryKeyRelatedField,
+    relations.SlugRelatedField,
+    relations.StringRelatedField,
+    relations.HyperlinkedRelatedField,
+)
 
 
 def argument_schema(
@@ -62,10 +69,20 @@ def argument_schema(
 
 
 def record_schema(field: Any, schema: dict[str, Any]) -> Any:
-    """A readable field's schema in a record, structure only."""
-    if field is not None and (_is_unmapped(field) or _untyped_method(field)):
+    """A readable field's schema in a record, structure only; none where
+    drf-spectacular guessed (a field it cannot map is a "string" to it) or
+    the field reads its value itself (its declared type a guess, ADR 0034)."""
+    guessed = (_is_unmapped, _untyped_method, _own_relation, _reads_itself)
+    if field is not None and any(test(field) for test in guessed):
         schema = {k: v for k, v in schema.items() if k == "description"}
     return structural(_own_text(field, schema))
+
+
+def _own_relation(field: Any) -> bool:
+    """A related field of the project's own class, declaring no schema."""
+    inner = getattr(field, "child_relation", field)
+    known = isinstance(inner, _MAPPED_RELATIONS) or has_explicit_schema(inner)
+    return isinstance(inner, relations.RelatedField) and not known
 
 
 def _field_schema(schema: dict[str, Any], field: Any) -> dict[str, Any]:

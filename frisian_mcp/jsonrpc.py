@@ -336,14 +336,14 @@ class _Exchange:
             )
         args = {} if params.get("arguments") is None else params["arguments"]
         registry, context = self.registry(), self.context
+        if registry.knows(name):
+            context.exchange.tool = name
         if not isinstance(args, dict):
             raise ToolInputError(
                 "Invalid params: arguments must be an object of named arguments.",
                 code=ErrorCode.INVALID_ARGUMENT,
                 tool=name if name in registry else None,
             )
-        if registry.knows(name):
-            context.exchange.tool = name
         context.input_responses = params.get("inputResponses")
         context.request_state = params.get("requestState")
         structured = registry.dispatch(name, args, context)
@@ -352,8 +352,12 @@ class _Exchange:
         return self.tool_result(structured, is_error=False)
 
     def tool_result(self, structured: JSONObject, *, is_error: bool) -> JSONObject:
-        """A ``CallToolResult``: the JSON as text, and as structure from 2025-06-18."""
-        with_structure = self.revision.structured
+        """A ``CallToolResult``: the JSON as text, and as structure from
+        2025-06-18; an error of a tool listed with an outputSchema as text
+        only, which no client checks against that schema (ADR 0038)."""
+        with_structure, tool = self.revision.structured, self.context.exchange.tool
+        if is_error and with_structure and tool is not None:
+            with_structure = not self.registry().lists_output_schema(tool)
         return tool_result(structured, is_error=is_error, with_structure=with_structure)
 
     def cacheable(self, result: JSONObject) -> JSONObject:

@@ -1,6 +1,7 @@
 """Outcomes: what the view answered, as a tool result or a :class:`ToolError`.
 
-2xx becomes ``structuredContent`` (always an object). 400 becomes a
+2xx becomes ``structuredContent`` (always an object, in the shapes of
+:mod:`~frisian_mcp.results`). 400 becomes a
 :class:`ToolInputError` naming fields and DRF codes, with messages that quote
 the submitted value replaced or redacted (seed 002, through
 :mod:`frisian_mcp.redaction`). Other statuses become
@@ -16,12 +17,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Manager, Model, QuerySet
 from rest_framework import exceptions
 from rest_framework.settings import api_settings
 
+from frisian_mcp import results
 from frisian_mcp.collisions import Violation
-from frisian_mcp.conf import mcp_settings
 from frisian_mcp.exceptions import ToolExecutionError, ToolInputError, few, plain_name
 from frisian_mcp.jsonschema import plain
 from frisian_mcp.pagination import answer as paged
@@ -124,13 +124,13 @@ def result(
         raise _error(tool, noun, call, answer, known)
     data = answer.data
     if call.validate_only:
-        report = _validation(data, len(call.body) if call.bulk else None)
+        report = results.validation(data, len(call.body) if call.bulk else None)
         report["validation"].update(call.notes)
         return report
     if call.bulk and KINDS[kind].bulk:
-        return _bulk(data, pk)
+        return results.bulk(data, pk)
     if KINDS[kind].result == "deleted" and data is None:
-        return {"deleted": True}
+        return results.deleted()
     if data is None:
         return {}
     data = paged(tool, kind, call, data)
@@ -333,50 +333,3 @@ def _indexed(entry: FieldError, index: int | None) -> FieldError:
 def _retry_after(answer: Answer) -> float | None:
     header = {k.lower(): v for k, v in answer.headers.items()}.get("retry-after", "")
     return float(header) if re.fullmatch(r"\s*\d+(\.\d+)?\s*", header) else None
-
-
-def _bulk(data: Any, pk: str) -> JSONObject:
-    """A bulk create's result: the objects, or their ids when many."""
-    rows = plain(data) if isinstance(data, list) else []
-    if len(rows) > mcp_settings.PAGE_SIZE:
-        for key in (pk, "id"):
-            if all(isinstance(row, dict) and key in row for row in rows):
-                return {"created": len(rows), "ids": [row[key] for row in rows]}
-    return {"created": len(rows), "results": rows}
-
-
-def _validation(data: Any, count: int | None) -> JSONObject:
-    """The result of ``mode: "validate"``: what would be written."""
-    if count is not None:
-        return {"validation": {"valid": True, "action": "create", "count": count}}
-    validated, instance = data["validated"], data["instance"]
-    action = "create" if instance is None else "update"
-    report: JSONObject = {"valid": True, "action": action}
-    if validated is None:  # a delete
-        report.update(action="delete", id=_by_key(instance.pk))
-    else:
-        report["data"] = _by_key(validated)
-    if instance is not None and validated is not None:
-        report["id"] = _by_key(instance.pk)
-        report["changed_fields"] = [
-            name
-            for name, value in validated.items()
-            if _by_key(getattr(instance, name, None)) != _by_key(value)
-        ]
-    report["written"] = False
-    return {"validation": report}
-
-
-def _by_key(value: Any) -> Any:
-    """Validated data as JSON: related rows become their primary keys."""
-    if isinstance(value, Model):
-        return _by_key(value.pk)
-    if isinstance(value, Manager | QuerySet):
-        return sorted(_by_key(v) for v in value.values_list("pk", flat=True))
-    if isinstance(value, Mapping):
-        return {str(k): _by_key(v) for k, v in value.items()}
-    if isinstance(value, set):
-        return sorted((_by_key(v) for v in value), key=str)
-    if isinstance(value, list | tuple):
-        return [_by_key(v) for v in value]
-    return plain(value)

@@ -143,6 +143,12 @@ class ToolRegistry:
             arranged is not None and name in arranged.names()
         )
 
+    def lists_output_schema(self, name: str) -> bool:
+        """Whether the flat tool ``name`` is listed with an outputSchema."""
+        tool = self._tools.get(name)
+        definition = tool.definition() if tool is not None else None
+        return definition is not None and "outputSchema" in definition
+
     @property
     def problems(self) -> list[SchemaProblem]:
         """What went wrong while the schemas built so far were built."""

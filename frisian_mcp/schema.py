@@ -21,7 +21,7 @@ from drf_spectacular.settings import patched_settings
 from jsonschema import Draft202012Validator
 from rest_framework import serializers
 
-from frisian_mcp import arguments, filtersets, spectacular
+from frisian_mcp import arguments, filtersets, results, spectacular
 from frisian_mcp.bodies import Bodies, BodySchema, request_body
 from frisian_mcp.discovery import declared_query_parameters
 from frisian_mcp.exceptions import ConfigurationError, HostError, host_call
@@ -54,6 +54,7 @@ class ToolSchema:
     from that serializer, W009's ``body_warning``. ``items``: a bulk tool's
     entry (ADR 0033). ``file_fields``: those no JSON body carries (the files
     extra's hook adds them), ``required_files`` the required ones.
+    ``shapes``: those the action answers (``None``: the view's own).
     """
 
     input_schema: dict[str, Any]
@@ -68,7 +69,7 @@ class ToolSchema:
     protocol_arguments: tuple[str, ...]
     comma_separated: frozenset[str] = frozenset()
     record_fields: tuple[str, ...] = ()
-    output_schema: dict[str, Any] | None = None
+    shapes: tuple[dict[str, Any], ...] | None = None
     growing_filters: bool = False
     guessed_body: str | None = None
     path_filled: frozenset[str] = frozenset()
@@ -83,6 +84,12 @@ class ToolSchema:
     def declared(self) -> frozenset[str]:
         """Every top-level argument name the inputSchema declares."""
         return frozenset(self.input_schema.get("properties", {}))
+
+    @cached_property
+    def output_schema(self) -> dict[str, Any] | None:
+        """The shapes of every result, its protocol arguments' too (ADR 0038)."""
+        unchecked = self.unchecked_to is not None
+        return results.output_schema(self.shapes, self.protocol_arguments, unchecked)
 
     @cached_property
     def field_names(self) -> frozenset[str] | None:
@@ -204,7 +211,7 @@ class SchemaBuilder:
             protocol_arguments=tuple(protocol),
             comma_separated=frozenset(url.joined),
             record_fields=record_fields,
-            output_schema=output_schema(endpoint, record, unchecked=bool(unchecked)),
+            shapes=result_shapes(endpoint, record),
             growing_filters=growing,
             guessed_body=body.guessed,
             path_filled=filled,
@@ -351,48 +358,17 @@ _OPEN: dict[str, Any] = {
 }
 
 
-def output_schema(
-    endpoint: Endpoint, record: dict[str, Any] | None, *, unchecked: bool = False
-) -> dict[str, Any] | None:
-    """The outputSchema of a tool whose action is DRF's stock one.
+def result_shapes(
+    endpoint: Endpoint, record: dict[str, Any] | None
+) -> tuple[dict[str, Any], ...] | None:
+    """The shapes a stock action answers (:mod:`frisian_mcp.results`).
 
-    Beside its primary shape: a ``help`` document and, for writes, a
-    ``validation`` report (``mode: "validate"``). A tool that takes
-    undeclared arguments names them in ``unchecked`` (ADR 0030).
+    ``None`` where the action is the view's own, or its record unknown.
     """
     row = endpoint.row
     if not endpoint.stock or (row.result != "deleted" and record is None):
         return None
-    records = {"type": "array", "items": record}
-    if row.result == "page":
-        counts = {key: {"type": "integer"} for key in ("count", "page", "page_size")}
-        page = {"results": records, **counts, "has_more": {"type": "boolean"}}
-        page["next_token"] = {"type": "string"}
-        shapes = [_obj(page, ["results", "count", "page", "page_size", "has_more"])]
-    elif row.result == "deleted":
-        shapes = [_obj({"deleted": {"type": "boolean"}}, ["deleted"])]
-    else:
-        shapes = [record or {}]
-    if row.bulk:
-        bulk = {"created": {"type": "integer"}, "results": records}
-        shapes.append(_obj({**bulk, "ids": {"type": "array"}}, ["created"]))
-    shapes.append(_obj({"help": {"type": "object"}}, ["help"]))
-    if "mode" in row.arguments:
-        shapes.append(_obj({"validation": {"type": "object"}}, ["validation"]))
-    if unchecked:
-        names = {"type": "array", "items": {"type": "string"}}
-        shapes = [
-            shape if "help" in shape.get("properties", {}) else _with(shape, names)
-            for shape in shapes
-        ]
-    return {"type": "object", "anyOf": shapes}
-
-
-def _with(shape: dict[str, Any], unchecked: dict[str, Any]) -> dict[str, Any]:
-    """``shape`` with an ``unchecked`` property (a copy: records are shared)."""
-    properties = {**shape.get("properties", {}), "unchecked": unchecked}
-    return {**shape, "properties": properties}
-
-
-def _obj(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
-    return {"type": "object", "properties": properties, "required": required}
+    if record is None:  # a delete: DRF's 204, no record
+        return (results.DELETED,)
+    shape = results.page_shape(record) if row.result == "page" else record
+    return (shape, results.bulk_shape(record)) if row.bulk else (shape,)

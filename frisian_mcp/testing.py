@@ -23,7 +23,7 @@ from frisian_mcp.revisions import (
     MODERN_VERSIONS,
 )
 
-__all__ = ["MCPError", "MCPTestClient"]
+__all__ = ["MCPError", "MCPTestClient", "tool_error"]
 
 DEFAULT_PROTOCOL_VERSION = "2025-11-25"
 
@@ -37,6 +37,17 @@ class MCPError(Exception):
         self.data: Any = error.get("data")
         self.response = response
         super().__init__(f"{self.code}: {self.message}")
+
+
+def tool_error(result: Mapping[str, Any]) -> Any:
+    """The error object of an ``isError`` result, read from its text.
+
+    A tool listed with an outputSchema answers an error as text only, no
+    ``structuredContent`` (ADR 0038); the text holds the same JSON either way.
+    """
+    if result.get("isError") is not True:
+        raise AssertionError(f"Not an error result: {result!r}")
+    return json.loads(result["content"][0]["text"])["error"]
 
 
 class MCPTestClient:

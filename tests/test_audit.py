@@ -20,7 +20,7 @@ from rest_framework.authtoken.models import Token
 
 from demo_project.contacts.models import Contact
 from frisian_mcp.contrib.audit.formatters import JSONFormatter
-from frisian_mcp.testing import MCPTestClient
+from frisian_mcp.testing import MCPTestClient, tool_error
 from tests.testapp.models import Shelf
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -76,7 +76,7 @@ def test_a_session_leaves_one_record_per_request_and_no_value(
     sent.append(contact)
     mcp.call_tool("contacts__list", {"filters": {"search": name}})
     asked = mcp.call_tool("contacts__destroy", {"id": contact})
-    token = asked["structuredContent"]["error"]["confirm"]
+    token = tool_error(asked)["confirm"]
     sent.append(token)
     mcp.call_tool("contacts__destroy", {"id": contact, "confirm": token})
     assert not Contact.objects.exists()
@@ -185,7 +185,7 @@ def test_rows_rolled_back_count_nothing(audit_log: io.StringIO) -> None:
     twins = [{"room": "north", "number": 1}, {"room": "north", "number": 1}]
     mcp.protocol_version = "2025-11-25"  # no initialize: no records for it
     result = mcp.call_tool("testapp__shelves__create", {"objects": twins})
-    assert result["structuredContent"]["error"]["code"] == "conflict"
+    assert tool_error(result)["code"] == "conflict"
     single = mcp.call_tool("testapp__shelves__create", {"room": "south", "number": 2})
     assert single["isError"] is False
     refused, created = _records(audit_log)

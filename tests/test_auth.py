@@ -15,7 +15,7 @@ from django.test import Client, override_settings
 from rest_framework.authtoken.models import Token
 
 from demo_project.contacts.models import Contact
-from frisian_mcp.testing import MCPError, MCPTestClient
+from frisian_mcp.testing import MCPError, MCPTestClient, tool_error
 from tests.testapp.models import Shelf
 
 TOKEN_AUTH = ["rest_framework.authentication.TokenAuthentication"]
@@ -211,7 +211,7 @@ def test_filtering_can_be_switched_off(client: Client) -> None:
     # The call itself is still checked in full by the viewset.
     result = mcp.call_tool(PRIVATE, {"room": "X", "number": 1})
     assert result["isError"] is True
-    assert result["structuredContent"]["error"]["code"] in (
+    assert tool_error(result)["code"] in (
         "not_authenticated",
         "permission_denied",
     )

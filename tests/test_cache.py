@@ -23,7 +23,7 @@ from demo_project.dcim.models import Site
 from demo_project.management.commands.seed_demo import DEMO_TOKEN
 from frisian_mcp.registry import reset_registry
 from frisian_mcp.schema import SchemaBuilder
-from frisian_mcp.testing import MCPTestClient
+from frisian_mcp.testing import MCPTestClient, tool_error
 
 pytestmark = pytest.mark.django_db
 
@@ -140,7 +140,7 @@ def test_a_stale_listing_never_lets_a_call_through(demo_data: None) -> None:
     # Still listed, so it answers as its view does (issue 18 item 9).
     result = mcp.call_tool(DELETE_SITE, {"id": site.pk})
     assert result["isError"]
-    assert result["structuredContent"]["error"]["code"] == "permission_denied"
+    assert tool_error(result)["code"] == "permission_denied"
     assert Site.objects.filter(pk=site.pk).exists()
 
 

@@ -179,21 +179,22 @@ def _outcome(message: Any, request_id: int, where: str) -> Outcome:
     if (
         not isinstance(result, dict)
         or not isinstance(result.get("content"), list)
-        or not isinstance(result.get("structuredContent"), dict)
         or not isinstance(result.get("isError"), bool)
+        # An error of a tool with an outputSchema is text only (ADR 0038).
+        or not isinstance(result.get("structuredContent"), dict | None)
+        or (result.get("structuredContent") is None and not result["isError"])
     ):
         raise BadResponse(f"invalid tools/call result: {where}")
-    content = result["structuredContent"]
     texts = [b.get("text") for b in result["content"] if isinstance(b, dict)]
     try:
-        same = [json.loads(t) for t in texts if isinstance(t, str)] == [content]
+        content = [json.loads(t) for t in texts if isinstance(t, str)]
     except ValueError:
-        same = False
-    if not same:
+        content = []
+    if len(content) != 1 or result.get("structuredContent") not in (None, *content):
         raise BadResponse(f"text content is not the structuredContent: {where}")
     if result["isError"]:
-        return Outcome("tool_error", content.get("error", {}).get("code"), content)
-    return Outcome("ok", None, content)
+        return Outcome("tool_error", content[0]["error"].get("code"), content[0])
+    return Outcome("ok", None, content[0])
 
 
 # -- the load --------------------------------------------------------------------

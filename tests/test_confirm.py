@@ -14,11 +14,12 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 from django.test import Client, override_settings
+from jsonschema import Draft202012Validator
 
 from demo_project.contacts.models import Contact
 from demo_project.dcim.models import Device, Site, Tag
 from frisian_mcp import tokens
-from frisian_mcp.testing import MCPError, MCPTestClient
+from frisian_mcp.testing import MCPError, MCPTestClient, tool_error
 from tests.testapp.models import Book, Publisher, Shelf, ShelfLabel
 
 HOOK = "frisian_mcp.contrib.confirm.hooks.ConfirmationHook"
@@ -38,7 +39,7 @@ def _confirm_destroy() -> Iterator[None]:
 
 def _error(result: dict[str, Any]) -> dict[str, Any]:
     assert result["isError"] is True
-    error: dict[str, Any] = result["structuredContent"]["error"]
+    error: dict[str, Any] = tool_error(result)
     assert json.loads(result["content"][0]["text"]) == {"error": error}
     return error
 
@@ -133,6 +134,19 @@ def test_validate_reports_that_confirmation_is_needed(mcp: MCPTestClient) -> Non
     assert report["confirmation"]["summary"]["record"] == "Ada Byron"
     assert "confirm" not in json.dumps(report["confirmation"]["summary"])
     assert Contact.objects.filter(pk=contact.pk).exists()
+    # The hook's mode comes with its report's shape (issue 26 item 1).
+    tools = {t["name"]: t for t in mcp.list_tools()}
+    listed = tools["contacts__destroy"]["outputSchema"]
+    Draft202012Validator(listed).validate(result["structuredContent"])
+    assert "validation" not in json.dumps(tools["contacts__retrieve"]["outputSchema"])
+
+
+def test_a_confirmation_error_is_text_only(mcp: MCPTestClient) -> None:
+    """The question's token and summary are no record: an error of a tool
+    listed with an outputSchema carries no structuredContent (ADR 0038)."""
+    result = mcp.call_tool("contacts__destroy", {"id": str(_contact().pk)})
+    assert "structuredContent" not in result
+    assert _error(result)["code"] == "confirmation_required"
 
 
 def _token(mcp: MCPTestClient, name: str, args: dict[str, Any]) -> str:

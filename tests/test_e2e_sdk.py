@@ -100,6 +100,14 @@ def _payload(result: Any) -> dict[str, Any]:
     return result.structured_content
 
 
+def _error(result: Any) -> Any:
+    """The error of an error result: text only, for a tool with an
+    outputSchema (ADR 0038)."""
+    assert result.is_error, result
+    assert result.structured_content is None, result
+    return json.loads(result.content[0].text)["error"]
+
+
 @MODES
 def test_list_tools(live: LiveServer, mode: str) -> None:
     """The contacts tools are listed with object schemas and read-only hints."""
@@ -154,9 +162,19 @@ def test_contact_lifecycle(live: LiveServer, mode: str) -> None:
         assert not result.is_error, result
         assert _payload(result) == {**created, **full}
 
+        # A delete in validate mode fits the declared outputSchema, which the
+        # SDK checks (issue 26 item 1): the confirmation extra adds mode.
+        result = await client.call_tool(
+            "contacts__destroy", {**key, "mode": "validate"}
+        )
+        assert not result.is_error, result
+        report = _payload(result)["validation"]
+        assert (report["action"], report["written"]) == ("delete", False)
+        assert report["confirmation"]["required"] is True
+
         # The demo asks for confirmation before a delete (docs/safety.md).
         result = await client.call_tool("contacts__destroy", key)
-        asked = _payload(result)["error"]
+        asked = _error(result)
         assert asked["code"] == "confirmation_required", result
         confirmed = {**key, "confirm": asked["confirm"]}
         result = await client.call_tool("contacts__destroy", confirmed)
@@ -164,7 +182,7 @@ def test_contact_lifecycle(live: LiveServer, mode: str) -> None:
 
         result = await client.call_tool("contacts__retrieve", key)
         assert result.is_error, result
-        assert _payload(result)["error"]["code"] == "not_found"
+        assert _error(result)["code"] == "not_found"
 
     live.run(body, mode)
 
@@ -245,12 +263,12 @@ def test_a_client_that_elicits_confirms_a_delete(
         result = await client.call_tool("contacts__destroy", key)
         if mode == "legacy":
             assert not asked
-            assert _payload(result)["error"]["code"] == "confirmation_required"
+            assert _error(result)["code"] == "confirmation_required"
             return
         assert asked == ["Delete contact «Grace»?"]
         assert result.is_error is not accept, result
         if not accept:
-            assert _payload(result)["error"]["code"] == "confirmation_declined"
+            assert _error(result)["code"] == "confirmation_declined"
         found = await client.call_tool("contacts__retrieve", key)
         assert found.is_error is accept, found
 

@@ -173,6 +173,25 @@ def test_validate_shows_a_field_error_and_writes_nothing(
     assert errors == []
 
 
+def test_a_tool_error_is_read_from_the_text_block(
+    demo: str, context: BrowserContext
+) -> None:
+    """An error of a tool with an outputSchema carries no structuredContent
+    (ADR 0038): the page shows its message and hint from the text."""
+    page = log_in(context, demo, "demo")
+    errors = watch(page)
+    detail = open_tool(page, "contacts__retrieve")
+    detail.locator("#contacts__retrieve--id").fill(
+        "00000000-0000-4000-8000-000000000000"
+    )
+    detail.locator("button.run").click()
+    outcome = detail.locator(".outcome")
+    expect(outcome.locator("h3")).to_have_text("The tool answered with an error")
+    expect(outcome.locator("p").first).to_contain_text("No contact matches")
+    expect(outcome.locator("pre")).to_contain_text('"code": "not_found"')
+    assert errors == []
+
+
 def test_run_creates_a_row_that_rest_returns(
     demo: str, context: BrowserContext
 ) -> None:
@@ -397,18 +416,15 @@ def test_a_servers_confirmation_is_asked_and_sent_back(
             "confirm": "token-1",
             "message": "Delete contact Ada Lovelace? 0 rows depend on it.",
         }
+        # As the server answers: an error of a tool with an outputSchema
+        # as text only (ADR 0038), the result as structure and text.
         structured = {"error": error} if len(sent) == 1 else {"deleted": True}
-        route.fulfill(
-            json={
-                "jsonrpc": "2.0",
-                "id": body["id"],
-                "result": {
-                    "content": [],
-                    "structuredContent": structured,
-                    "isError": len(sent) == 1,
-                },
-            }
-        )
+        text = {"type": "text", "text": json.dumps(structured)}
+        result: dict[str, Any] = {"content": [text]}
+        if len(sent) > 1:
+            result["structuredContent"] = structured
+        result["isError"] = len(sent) == 1
+        route.fulfill(json={"jsonrpc": "2.0", "id": body["id"], "result": result})
 
     page = log_in(context, demo, "demo")
     detail = open_tool(page, "contacts__destroy")

@@ -23,7 +23,7 @@ from PIL import Image
 
 from frisian_mcp import replies
 from frisian_mcp.contrib.files.responses import file_name
-from frisian_mcp.testing import MCPError, MCPTestClient
+from frisian_mcp.testing import MCPError, MCPTestClient, tool_error
 from tests.hosts.files import views
 from tests.hosts.files.models import Paper
 
@@ -150,7 +150,7 @@ def test_download_over_the_cap_names_size_cap_and_url(mcp: MCPTestClient) -> Non
     row = paper(b"y" * (CAP + 1), "big.bin")
     result = mcp.call_tool("papers__download", {"id": row.pk})
     assert result["isError"] is True
-    error = result["structuredContent"]["error"]
+    error = tool_error(result)
     assert error["code"] == "request_rejected"
     assert (error["size"], error["limit"]) == (CAP + 1, CAP)
     assert error["url"] == f"http://testserver/api/papers/{row.pk}/download/"
@@ -183,7 +183,7 @@ def test_stream_over_the_cap_reads_at_most_the_cap(mcp: MCPTestClient) -> None:
     size = 50 * views.CHUNK  # ~3 MB offered, CAP + 1 bytes read at most
     result = mcp.call_tool("papers__stream", {"size": size})
     assert result["isError"] is True
-    error = result["structuredContent"]["error"]
+    error = tool_error(result)
     assert (error["size"], error["limit"]) == (size, CAP)
     assert views.STREAMED == {"chunks": 1, "closed": True}
 
@@ -214,7 +214,7 @@ def test_without_the_hook_a_file_is_an_error_never_empty(tmp_path: Path) -> None
         mcp.initialize()
         result = mcp.call_tool("papers__download", {"id": row.pk})
     assert result["isError"] is True
-    error = result["structuredContent"]["error"]
+    error = tool_error(result)
     assert error["code"] == "request_rejected"
     assert "not JSON" in error["message"]
     assert "FileHook" in error["hint"]

@@ -45,8 +45,9 @@ from hypothesis import strategies as st
 from demo_project.contacts.models import Contact
 from demo_project.dcim.models import Device, Site, Tag
 from frisian_mcp.conf import mcp_settings
+from frisian_mcp.registry import get_registry
 from frisian_mcp.revisions import SUPPORTED_VERSIONS
-from frisian_mcp.testing import MCPTestClient
+from frisian_mcp.testing import MCPTestClient, tool_error
 
 if TYPE_CHECKING:
     # The stubs' type of a test Client response (with .json()); it exists
@@ -825,11 +826,15 @@ def call_and_check(tool: DemoTool, arguments: Any, pools: Pools) -> Outcome:
         result = reply["result"]
         assert isinstance(result.get("content"), list), result
         assert isinstance(result.get("isError"), bool), result
-        assert isinstance(result.get("structuredContent"), dict), result
         rejected = result["isError"]
+        # An error of a tool listed with an outputSchema is text only
+        # (ADR 0038).
+        listed = get_registry().lists_output_schema(tool.name)
+        structured = isinstance(result.get("structuredContent"), dict)
+        assert structured is not (rejected and listed), result
         if rejected:
             check_no_echo(result, arguments)
-            error = result["structuredContent"].get("error")
+            error = tool_error(result)
             assert isinstance(error, dict), result
             check_error_fields(tool, arguments, error)
             if tool.action in ("list", "retrieve"):

@@ -24,7 +24,7 @@ from django.db import models, transaction
 from django.test import Client, override_settings
 from guardian.shortcuts import assign_perm
 
-from frisian_mcp.testing import MCPError, MCPTestClient
+from frisian_mcp.testing import MCPError, MCPTestClient, tool_error
 from tests.hosts.guarded.models import Component, Language, Project
 from tests.test_parity import INPUT_ERROR_CODES
 
@@ -142,11 +142,11 @@ def over_mcp(client: Client, tool: str, arguments: dict[str, Any]) -> Outcome:
                 verdict = "invalid"
             outcome = Outcome(verdict, None, rows())
         else:
-            content = result["structuredContent"]
             if result.get("isError"):
-                code = content["error"]["code"]
+                code = tool_error(result)["code"]
                 outcome = Outcome(MCP_VERDICTS.get(code, code), None, rows())
             else:
+                content = result["structuredContent"]
                 data = content.get("results", content)
                 outcome = Outcome("allowed", data, rows())
         transaction.set_rollback(True)

@@ -14,7 +14,7 @@ from rest_framework.throttling import AnonRateThrottle
 
 from demo_project.contacts.models import Contact
 from demo_project.contacts.views import ContactViewSet
-from frisian_mcp.testing import MCPTestClient
+from frisian_mcp.testing import MCPTestClient, tool_error
 
 pytestmark = pytest.mark.django_db
 
@@ -158,7 +158,7 @@ def test_throttled_call_is_an_error_result_with_retry_after(
         assert result["isError"] is False
     result = mcp.call_tool("contacts__create", {"email": "late@example.com"})
     assert result["isError"] is True
-    error = result["structuredContent"]["error"]
+    error = tool_error(result)
     assert error["code"] == "throttled"
     assert 0 < error["retry_after"] <= 60
     assert "Retry after" in error["hint"]
@@ -172,7 +172,7 @@ def test_rest_and_mcp_share_the_throttle(
     assert client.get("/api/contacts/").status_code == 200
     assert client.get("/api/contacts/").status_code == 200
     result = mcp.call_tool("contacts__list", {})
-    assert result["structuredContent"]["error"]["code"] == "throttled"
+    assert tool_error(result)["code"] == "throttled"
 
 
 def test_listing_tools_counts_no_throttle(mcp: MCPTestClient, throttled: None) -> None:

@@ -20,7 +20,7 @@ import pytest
 from django.db import transaction
 from django.test import Client, override_settings
 
-from frisian_mcp.testing import MCPError, MCPTestClient
+from frisian_mcp.testing import MCPError, MCPTestClient, tool_error
 from tests.hosts.bulk.models import Rack, Site
 
 pytestmark = pytest.mark.django_db
@@ -81,7 +81,7 @@ def refused(mcp: MCPTestClient, name: str, arguments: dict[str, Any]) -> Any:
         code, data = exc.code, {**exc.data, "message": exc.message}
     else:
         assert result["isError"] is True, result
-        data = result["structuredContent"]["error"]
+        data = tool_error(result)
     assert code in (None, -32602)
     assert rows() == before
     assert MARKER not in json.dumps(data)

@@ -14,7 +14,7 @@ from rest_framework.response import Response
 
 from demo_project.contacts.models import Contact
 from demo_project.dcim.models import Device, Site
-from frisian_mcp.testing import MCPError, MCPTestClient
+from frisian_mcp.testing import MCPError, MCPTestClient, tool_error
 from tests.testapp.models import Book, Publisher
 from tests.testapp.views import StatsView
 
@@ -75,7 +75,7 @@ def test_missing_object_is_not_found_tool_error(mcp: MCPTestClient) -> None:
         "contacts__retrieve", {"id": "00000000-0000-4000-8000-000000000000"}
     )
     assert result["isError"] is True
-    error = result["structuredContent"]["error"]
+    error = tool_error(result)
     assert error["code"] == "not_found"
     assert error["recoverable"] is True
     assert error["tool"] == "contacts__retrieve"
@@ -99,7 +99,7 @@ def test_lookup_value_that_escapes_the_url_pattern_is_not_found(
     value = template.format(pk=site.pk) if isinstance(template, str) else template
     result = mcp.call_tool(tool_name, {key: value})
     assert result["isError"] is True, result
-    assert result["structuredContent"]["error"]["code"] == "not_found"
+    assert tool_error(result)["code"] == "not_found"
     assert site.name not in result["content"][0]["text"]
 
 
@@ -183,7 +183,7 @@ def test_integrity_error_from_the_database_is_a_conflict_result(
     monkeypatch.setattr(PublisherViewSet, "perform_create", create_duplicate)
     result = mcp.call_tool("testapp__publishers__create", {"name": "Tor"})
     assert result["isError"] is True
-    assert result["structuredContent"]["error"]["code"] == "conflict"
+    assert tool_error(result)["code"] == "conflict"
     assert list(Publisher.objects.values_list("name", flat=True)) == ["Ace"]
 
 
@@ -193,7 +193,7 @@ def test_protected_delete_is_a_conflict_result(
     site = Site.objects.get(slug="hq-1")
     result = mcp.call_tool("dcim__sites__destroy", {"id": site.pk})
     assert result["isError"] is True
-    assert result["structuredContent"]["error"]["code"] == "conflict"
+    assert tool_error(result)["code"] == "conflict"
     assert Site.objects.filter(pk=site.pk).exists()
 
 

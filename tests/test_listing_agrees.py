@@ -29,7 +29,7 @@ from model_bakery import baker
 
 from frisian_mcp.examples import example_value
 from frisian_mcp.registry import get_registry
-from frisian_mcp.testing import MCPError, MCPTestClient
+from frisian_mcp.testing import MCPError, MCPTestClient, tool_error
 from tests.mounted import mounted, signed_in, urlconfs
 
 pytestmark = pytest.mark.django_db
@@ -236,8 +236,7 @@ def outcome(mcp: MCPTestClient, name: str, arguments: dict[str, Any]) -> Any:
             return exc.data or {"code": exc.code}
         finally:
             transaction.set_rollback(True)
-    content = result.get("structuredContent") or {}
-    return content.get("error") if result.get("isError") else None
+    return tool_error(result) if result.get("isError") else None
 
 
 @pytest.fixture(params=URLCONFS)

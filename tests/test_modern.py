@@ -20,7 +20,7 @@ from django.urls import reverse
 from demo_project.contacts.models import Contact
 from frisian_mcp import __version__
 from frisian_mcp.checks import check_settings
-from frisian_mcp.testing import MCPError, MCPTestClient
+from frisian_mcp.testing import MCPError, MCPTestClient, tool_error
 
 pytestmark = pytest.mark.django_db
 
@@ -175,7 +175,7 @@ def test_tool_errors_are_results_with_result_fields(client: Client) -> None:
     missing = "00000000-0000-0000-0000-000000000000"
     result = post(client, call("contacts__retrieve", {"id": missing})).json()["result"]
     assert result["isError"] is True
-    assert result["structuredContent"]["error"]["code"] == "not_found"
+    assert tool_error(result)["code"] == "not_found"
     assert result["resultType"] == "complete"
 
 

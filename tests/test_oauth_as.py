@@ -33,7 +33,7 @@ from demo_project.management.commands.seed_demo import (
     DEMO_CLIENT_REDIRECT_URIS,
     DEMO_TOKEN,
 )
-from frisian_mcp.testing import MCPError, MCPTestClient
+from frisian_mcp.testing import MCPError, MCPTestClient, tool_error
 from tests.oauth_as_support import (
     DocumentServer,
     Route,
@@ -345,7 +345,7 @@ def test_demo_token_never_sees_staff_rows() -> None:
     assert [r["username"] for r in rows] == ["demo"]
     hidden = demo_mcp.call_tool("accounts__retrieve", {"id": staff.pk})
     assert hidden["isError"] is True
-    assert hidden["structuredContent"]["error"]["code"] == "not_found"
+    assert tool_error(hidden)["code"] == "not_found"
     rows = staff_mcp.call_tool("accounts__list", {})["structuredContent"]["results"]
     assert [r["username"] for r in rows] == ["demo", "staff"]
 

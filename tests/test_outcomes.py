@@ -13,7 +13,7 @@ import pytest
 from django.conf import settings
 from django.test import override_settings
 
-from frisian_mcp.testing import MCPError, MCPTestClient
+from frisian_mcp.testing import MCPError, MCPTestClient, tool_error
 from tests.testapp.models import Book, Publisher
 
 pytestmark = pytest.mark.django_db
@@ -76,7 +76,7 @@ def test_the_hosts_own_conflict_reason_reaches_the_agent() -> None:
     mcp.initialize()
     result = mcp.call_tool("publishers__destroy", {"id": publisher.pk})
     assert result["isError"] is True
-    payload = result["structuredContent"]["error"]
+    payload = tool_error(result)
     assert payload["code"] == "conflict"
     assert payload["detail"] == "Cannot delete: 2 books still name this publisher."
     assert "2 books still name this publisher" in result["content"][0]["text"]
@@ -94,7 +94,7 @@ def test_a_short_number_the_caller_sent_does_not_mangle_the_hosts_reason() -> No
     mcp = MCPTestClient()
     mcp.initialize()
     result = mcp.call_tool("publishers__destroy", {"id": 2})
-    payload = result["structuredContent"]["error"]
+    payload = tool_error(result)
     assert payload["detail"] == "Cannot delete: 2 books still name this publisher."
     assert Publisher.objects.filter(pk=2).exists()
 
@@ -104,6 +104,6 @@ def test_a_host_reason_quoting_the_lookup_is_redacted() -> None:
     mcp = MCPTestClient()
     mcp.initialize()
     result = mcp.call_tool("publishers__retrieve", {"id": 987654})
-    payload = result["structuredContent"]["error"]
+    payload = tool_error(result)
     assert payload["code"] == "not_found"
     assert "987654" not in str(result)

@@ -50,6 +50,7 @@ from django.urls import reverse
 from demo_project.contacts.models import Contact
 from demo_project.dcim.models import Device, Site, Tag
 from demo_project.management.commands.seed_demo import DEMO_TOKEN, STAFF_TOKEN
+from frisian_mcp.testing import tool_error
 from tests.testapp.models import Book, Publisher
 from tests.testapp.views import RESTRICTED_COUNTRY
 
@@ -596,7 +597,7 @@ def mcp_outcome(
     result = body["result"]
     structured = result.get("structuredContent")
     if result.get("isError"):
-        code = structured["error"]["code"]
+        code = tool_error(result)["code"]
         return Outcome(EXECUTION_VERDICTS.get(code, code), f"isError {code}")
     return Outcome("ok", "result", payload=structured)
 
@@ -1047,7 +1048,7 @@ def test_dispatcher_applies_object_permissions_as_rest_does(
     )
     result = response.json()["result"]
     assert result["isError"] is True
-    assert result["structuredContent"]["error"]["code"] == "permission_denied"
+    assert tool_error(result)["code"] == "permission_denied"
     assert changes(before, snapshot()) == {}
     rest = rest_request(
         Client(),

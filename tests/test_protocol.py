@@ -16,7 +16,7 @@ from demo_project.contacts.models import Contact
 from demo_project.dcim.models import Device, Site, Tag
 from frisian_mcp import tokens
 from frisian_mcp.registry import get_registry
-from frisian_mcp.testing import MCPError, MCPTestClient
+from frisian_mcp.testing import MCPError, MCPTestClient, tool_error
 
 pytestmark = pytest.mark.django_db
 
@@ -197,7 +197,7 @@ def test_validate_update_of_a_missing_object_is_not_found(mcp: MCPTestClient) ->
     result = mcp.call_tool(
         "dcim__sites__partial_update", {"id": 999999, "mode": "validate", "name": "x"}
     )
-    assert result["structuredContent"]["error"]["code"] == "not_found"
+    assert tool_error(result)["code"] == "not_found"
 
 
 def test_validate_bulk_writes_nothing(mcp: MCPTestClient) -> None:

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from demo_project.contacts.models import Contact
 from demo_project.dcim.models import Device
-from frisian_mcp.testing import MCPTestClient
+from frisian_mcp.testing import MCPTestClient, tool_error
 from tests.testapp.models import Book
 
 pytestmark = pytest.mark.django_db
@@ -115,7 +115,7 @@ def test_no_fragment_of_a_sent_value_in_any_error(
     )
     assert response.status_code == 200
     reply = json.loads(response.content)
-    error = reply.get("error") or reply["result"]["structuredContent"]["error"]
+    error = reply.get("error") or tool_error(reply["result"])
     assert error["code"] != "internal_error"
     body = response.content.decode().casefold()
     fragments = {marker[i : i + 4].casefold() for i in range(len(marker) - 3)}

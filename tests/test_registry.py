@@ -15,7 +15,7 @@ from django.test import Client, override_settings
 
 from demo_project.contacts.models import Contact
 from demo_project.dcim.models import Device, Site, Tag
-from frisian_mcp.testing import MCPError, MCPTestClient
+from frisian_mcp.testing import MCPError, MCPTestClient, tool_error
 from tests.testapp.models import Book, Publisher, Shelf
 
 pytestmark = pytest.mark.django_db
@@ -422,7 +422,7 @@ def test_bulk_unique_clash_inside_the_batch_rolls_back(mcp: MCPTestClient) -> No
     if isinstance(result_or_error, MCPError):
         assert result_or_error.data["code"] == "validation_failed"
     else:
-        assert result_or_error["structuredContent"]["error"]["code"] == "conflict"
+        assert tool_error(result_or_error)["code"] == "conflict"
     assert Publisher.objects.count() == 0
 
 
@@ -594,7 +594,7 @@ def test_lookup_is_not_resolved_before_permissions_pass(client: Client) -> None:
         {"room": "X", "number": 1, "books": [{"isbn": "NOPE"}]},
     )
     assert result["isError"] is True
-    assert result["structuredContent"]["error"]["code"] in (
+    assert tool_error(result)["code"] in (
         "not_authenticated",
         "permission_denied",
     )
@@ -687,7 +687,7 @@ def test_tool_result_error_style_carries_the_same_payload() -> None:
     mcp.initialize()
     result = mcp.call_tool("contacts__create", {"data": {"email": "a@example.com"}})
     assert result["isError"] is True
-    error = result["structuredContent"]["error"]
+    error = tool_error(result)
     assert error["code"] == "nested_wrapper"
     assert error["tool"] == "contacts__create"
     assert error["field"] == "data"

@@ -32,7 +32,7 @@ from model_bakery import baker
 
 from demo_project.contacts.models import Contact
 from frisian_mcp.registry import get_registry
-from frisian_mcp.testing import MCPError, MCPTestClient
+from frisian_mcp.testing import MCPError, MCPTestClient, tool_error
 from frisian_mcp.tools import Tool
 from frisian_mcp.types import Kind
 from tests.mounted import mounted, signed_in, urlconfs
@@ -227,7 +227,7 @@ def round_trip(models_: list[type[models.Model]] | None = None) -> None:
             failures.append((pair.update.name, exc.data))
             continue
         if result["isError"]:
-            failures.append((pair.update.name, result["structuredContent"]))
+            failures.append((pair.update.name, tool_error(result)))
         elif snapshot(rows) != before:
             failures.append((pair.update.name, "the row changed"))
         checked.append(pair.update.name)

@@ -71,6 +71,14 @@ def _payload(result: Any) -> dict[str, Any]:
     return result.structured_content
 
 
+def _error(result: Any) -> Any:
+    """The error of an error result: text only, for a tool with an
+    outputSchema (ADR 0038)."""
+    assert result.is_error, result
+    assert result.structured_content is None, result
+    return json.loads(result.content[0].text)["error"]
+
+
 def _elicit(accept: bool, asked: list[str]) -> Any:
     async def elicit(context: Any, params: types.ElicitRequestParams) -> Any:
         asked.append(params.message)
@@ -97,7 +105,7 @@ def test_a_desktop_client_confirms_a_delete(
         result = await client.call_tool("contacts__destroy", key)
         assert result.is_error is not accept, result
         if not accept:
-            assert _payload(result)["error"]["code"] == "confirmation_declined"
+            assert _error(result)["code"] == "confirmation_declined"
         found = await client.call_tool("contacts__retrieve", key)
         assert found.is_error is accept
 
@@ -129,7 +137,7 @@ def test_without_elicitation_the_token_confirms(env: dict[str, str]) -> None:
     async def body(client: Client) -> None:
         new = {"email": "token@example.com", "first_name": "Token"}
         key = {"id": _payload(await client.call_tool("contacts__create", new))["id"]}
-        asked = _payload(await client.call_tool("contacts__destroy", key))["error"]
+        asked = _error(await client.call_tool("contacts__destroy", key))
         assert asked["code"] == "confirmation_required"
         done = await client.call_tool(
             "contacts__destroy", {**key, "confirm": asked["confirm"]}

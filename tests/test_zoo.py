@@ -34,6 +34,7 @@ from django.core.management import call_command
 from django.core.management.color import no_style
 from django.db import connection, models, transaction
 from django.test import Client, override_settings
+from jsonschema import Draft202012Validator
 
 from frisian_mcp.registry import ToolRegistry
 from frisian_mcp.testing import MCPError, MCPTestClient
@@ -1011,6 +1012,22 @@ def test_plugin_item_reads_and_writes(world: Any, zoo: Parity) -> None:
     )
     zoo.same(f"PATCH {path}{pk}/", tool + "partial_update", {"id": pk, "name": "psu-3"})
     zoo.same(f"DELETE {path}{pk}/", tool + "destroy", {"id": pk})
+
+
+def test_a_hosts_own_related_field_is_left_untyped_in_the_record(
+    world: Any, zoo: Parity
+) -> None:
+    """drf-spectacular calls a related field it cannot map a string; the
+    plugin's answers the device's id, so the record schema types neither
+    (issue 26 item 1: the SDK refused the record)."""
+    tools = {t["name"]: t for t in zoo.mcp.list_tools()}
+    listed = tools["plugins__inventory__items__retrieve"]["outputSchema"]
+    assert "type" not in listed["anyOf"][0]["properties"]["device"]
+    result = zoo.mcp.call_tool(
+        "plugins__inventory__items__retrieve", {"id": world["item"].pk}
+    )
+    assert result["structuredContent"]["device"] == world["item"].device.pk
+    Draft202012Validator(listed).validate(result["structuredContent"])
 
 
 # --- references refused: a precise error, no value echoed, nothing written -----

@@ -24,7 +24,7 @@ from django.test import Client, override_settings
 from rest_framework.authtoken.models import Token
 
 from demo_project.contacts.models import Contact
-from frisian_mcp.testing import MCPTestClient
+from frisian_mcp.testing import MCPTestClient, tool_error
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.urls_oauth")]
 
@@ -77,7 +77,7 @@ def _tool(mcp: MCPTestClient, pk: Any) -> dict[str, Any]:
     result = mcp.call_tool(
         "contacts__partial_update", {"id": str(pk), "first_name": "MCP"}
     )
-    return result["structuredContent"] if result["isError"] else {}
+    return {"error": tool_error(result)} if result["isError"] else {}
 
 
 @exempt

@@ -24,7 +24,7 @@ from django.core.signals import got_request_exception
 from django.test import Client, override_settings
 
 from demo_project.dcim.models import Device, Site
-from frisian_mcp.testing import MCPError, MCPTestClient
+from frisian_mcp.testing import MCPError, MCPTestClient, tool_error
 from tests.hosts import standardized
 from tests.testapp.models import Book, Publisher
 
@@ -128,7 +128,7 @@ def _code(outcome: dict[str, Any]) -> int | str:
     if "error" in outcome:
         code: int = outcome["error"]["code"]
         return code
-    error: str = outcome["result"]["structuredContent"]["error"]["code"]
+    error: str = tool_error(outcome["result"])["code"]
     return error
 
 
@@ -190,7 +190,7 @@ def test_the_hosts_validation_errors_keep_its_handler_and_are_read_by_field(
 def test_the_hosts_not_found_keeps_its_handler() -> None:
     with _handled_by("standardized, DEBUG off"):
         outcome = _outcome("publishers__retrieve", {"id": 987654})
-    error = outcome["result"]["structuredContent"]["error"]
+    error = tool_error(outcome["result"])
     assert error["code"] == "not_found"
     assert "987654" not in str(outcome)
 

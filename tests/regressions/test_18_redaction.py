@@ -17,7 +17,7 @@ import pytest
 from django.conf import settings
 from django.test import override_settings
 
-from frisian_mcp.testing import MCPError, MCPTestClient
+from frisian_mcp.testing import MCPError, MCPTestClient, tool_error
 from tests.testapp.models import Book, Publisher
 
 pytestmark = pytest.mark.django_db
@@ -161,7 +161,7 @@ def test_django_filter_quoting_one_item_of_a_list(mcp: MCPTestClient) -> None:
 
 def test_a_path_value_in_a_not_found_reason_is_redacted(mcp: MCPTestClient) -> None:
     result = mcp.call_tool("components__retrieve", {"id": f"77{MARKER}"})
-    error = result["structuredContent"]["error"]
+    error = tool_error(result)
     assert error["code"] == "not_found"
     assert error["detail"] == "Component <value> does not exist."
     assert MARKER[:4] not in json.dumps(result)

@@ -21,7 +21,7 @@ import pytest
 from django.db import connection
 from django.test import Client
 
-from frisian_mcp.testing import MCPError, MCPTestClient
+from frisian_mcp.testing import MCPError, MCPTestClient, tool_error
 from tests.hosts.transactions import views
 from tests.testapp.models import Publisher
 
@@ -137,7 +137,7 @@ def test_a_bulk_create_is_still_all_or_nothing(atomic_requests: bool) -> None:
     mcp.initialize()
     same = [{"name": "A"}, {"name": "B"}, {"name": "A"}]
     result = mcp.call_tool("publishers__create", {"objects": same})
-    assert result["structuredContent"]["error"]["code"] == "conflict"
+    assert tool_error(result)["code"] == "conflict"
     assert not Publisher.objects.exists()
 
 

@@ -31,6 +31,7 @@ import httpx
 import pytest
 
 from demo_project.management.commands.seed_demo import DEMO_TOKEN
+from frisian_mcp.testing import tool_error
 from tests.live import demo_database, serve
 
 pytestmark = [
@@ -178,7 +179,7 @@ def _assert_unavailable_result(response: Any, request_id: Any) -> None:
     assert body["id"] == request_id
     result = body["result"]
     assert result["isError"] is True
-    error = result["structuredContent"]["error"]
+    error = tool_error(result)
     assert error["code"] == "unavailable"
     assert error["recoverable"] is True
     assert error["retry_after"] == 1
@@ -246,7 +247,7 @@ def test_a_lost_connection_is_closed_where_no_request_cycle_runs() -> None:
 
     lost = mcp.call_tool("contacts__list", {})
     assert lost["isError"] is True
-    assert lost["structuredContent"]["error"]["code"] == "unavailable"
+    assert tool_error(lost)["code"] == "unavailable"
     assert mcp.call_tool("contacts__list", {})["isError"] is False
 
 

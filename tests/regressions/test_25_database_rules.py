@@ -23,7 +23,7 @@ import pytest
 from django.db import connection
 from django.test import Client, override_settings
 
-from frisian_mcp.testing import MCPTestClient
+from frisian_mcp.testing import MCPTestClient, tool_error
 from tests.hosts.platform.models import Project, Translation
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -62,7 +62,7 @@ def conflict(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
     assert MARKER[3:] not in response.content.decode()
     result = json.loads(response.content)["result"]
     assert result["isError"] is True, result
-    error: dict[str, Any] = result["structuredContent"]["error"]
+    error: dict[str, Any] = tool_error(result)
     assert error["code"] == "conflict"
     return error
 

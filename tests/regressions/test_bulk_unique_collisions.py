@@ -18,7 +18,7 @@ from rest_framework.validators import UniqueValidator
 
 from demo_project.dcim.models import Device, Site
 from frisian_mcp.collisions import unique_sets
-from frisian_mcp.testing import MCPTestClient
+from frisian_mcp.testing import MCPTestClient, tool_error
 from tests.testapp.models import Publisher, Shelf
 
 pytestmark = pytest.mark.django_db
@@ -28,7 +28,7 @@ SECRET = "Zq-Unrepeatable"
 
 def _conflict(result: dict[str, Any]) -> dict[str, Any]:
     assert result["isError"] is True, result
-    error: dict[str, Any] = result["structuredContent"]["error"]
+    error: dict[str, Any] = tool_error(result)
     assert error["code"] == "conflict"
     assert error["recoverable"] is True
     return error

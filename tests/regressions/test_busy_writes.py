@@ -20,7 +20,7 @@ import psycopg
 import pytest
 from django.db import OperationalError, connection
 
-from frisian_mcp.testing import MCPError, MCPTestClient
+from frisian_mcp.testing import MCPError, MCPTestClient, tool_error
 from tests.testapp.models import Publisher
 from tests.testapp.views import PublisherViewSet
 
@@ -86,7 +86,7 @@ def fails_after_writing(monkeypatch: pytest.MonkeyPatch) -> Any:
 
 def _assert_busy(result: dict[str, Any]) -> None:
     assert result["isError"] is True
-    error = result["structuredContent"]["error"]
+    error = tool_error(result)
     assert error["code"] == "busy"
     assert error["recoverable"] is True
     assert error["retry_after"] == 1
@@ -132,7 +132,7 @@ def test_a_busy_read_is_busy_too(
 
     monkeypatch.setattr(PublisherViewSet, "get_queryset", get_queryset)
     result = mcp.call_tool("testapp__publishers__list", {})
-    assert result["structuredContent"]["error"]["code"] == "busy"
+    assert tool_error(result)["code"] == "busy"
 
 
 def test_other_operational_errors_on_a_write_stay_internal_errors(

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from frisian_mcp.testing import tool_error
 from tests.test_fuzz import (
     DEVICE,
     SITE,
@@ -97,7 +98,7 @@ def test_regression_non_latin1_path_value(
         assert reply["error"]["code"] == -32602, reply
     else:
         assert reply["result"]["isError"] is True, reply
-        assert reply["result"]["structuredContent"]["error"]["code"] == "not_found"
+        assert tool_error(reply["result"])["code"] == "not_found"
     assert row_counts() == before
     check_no_echo(reply.get("error") or reply["result"], arguments)
 

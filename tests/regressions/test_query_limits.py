@@ -11,6 +11,7 @@ import logging
 import pytest
 from django.db import connection
 
+from frisian_mcp.testing import tool_error
 from tests.test_fuzz import check_no_echo, row_counts, tool_reply
 
 
@@ -63,7 +64,7 @@ def test_regression_query_the_database_refuses(
             cursor.execute("SET LOCAL statement_timeout = 0")
     result = reply["result"]
     assert result["isError"] is True, result
-    error = result["structuredContent"]["error"]
+    error = tool_error(result)
     assert error["code"] == "request_rejected", error
     assert error["recoverable"] is True
     check_no_echo(error, filters)

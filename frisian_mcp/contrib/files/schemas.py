@@ -67,7 +67,7 @@ def file_schema(tool: Tool, schema: ToolSchema) -> ToolSchema:
         schema = dataclasses.replace(
             schema,
             description="\n\n".join(filter(None, (schema.description, FILE_NOTICE))),
-            output_schema=None,
+            shapes=None,
         )
     files = _file_fields(body)
     return _with_uploads(schema, files, endpoint.method) if files else schema

@@ -303,19 +303,33 @@
     const result = reply.result || {};
     const structured = result.structuredContent;
     const error = reply.error;
-    const data = (error && error.data) || (structured && (structured.error || structured)) || {};
+    const failed = result.isError ? toolError(result) : undefined;
+    const data = (error && error.data) || failed || {};
     if (data.code === "confirmation_required" && typeof data.confirm === "string") {
       confirmOnServer(detail, data);
     } else if (error) {
       show(detail, error.code === -32602 ? "Invalid arguments" : "Refused", error.message, data);
     } else if (result.isError) {
-      show(detail, "The tool answered with an error", data.message || "", data, structured);
+      show(detail, "The tool answered with an error", data.message || "", data, { error: data });
     } else if (structured && structured.validation) {
       const valid = structured.validation.valid !== false;
       show(detail, valid ? "Valid: nothing was written" : "Not valid", "", {}, structured);
     } else {
       show(detail, "Result", "", {}, structured !== undefined ? structured : result.content);
       if (structured && typeof structured.next_token === "string") nextPage(detail, structured);
+    }
+  }
+
+  /* An error result's JSON: its text, since a tool with an outputSchema
+     sends no structuredContent with an error (ADR 0038). */
+  function toolError(result) {
+    if (result.structuredContent && result.structuredContent.error) return result.structuredContent.error;
+    const text = (result.content || []).find((block) => block && block.type === "text");
+    try {
+      const parsed = JSON.parse(text ? text.text : "");
+      return (parsed && parsed.error) || {};
+    } catch (problem) {
+      return { message: text ? text.text : "" };
     }
   }
 
