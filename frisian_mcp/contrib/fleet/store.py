@@ -80,7 +80,7 @@ class FleetStore(BaseStore):
         key = f"frisian_mcp:schemas:{self.fingerprint}"
         if not self._loaded:
             self._loaded = True
-            found = cache.load(key)
+            found = cache.load(key, rights=False)
             if isinstance(found, tuple) and len(found) == 2:
                 schemas, problems = found
                 for tool in registry:
@@ -95,7 +95,7 @@ class FleetStore(BaseStore):
                 name: None if t.schema is None else dataclasses.replace(t.schema)
                 for name, t in built.items()
             }
-            if cache.store(key, (schemas, registry.problems), None):
+            if cache.store(key, (schemas, registry.problems), None, rights=False):
                 self._stored = len(schemas)
 
     def visible(
