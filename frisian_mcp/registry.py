@@ -21,6 +21,7 @@ from frisian_mcp.conf import mcp_settings, on_change
 from frisian_mcp.discovery import assign_names, get_discovery_backend, selected
 from frisian_mcp.exceptions import ConfigurationError, Forbidden, ToolInputError
 from frisian_mcp.hooks import BaseLayout, ContentResult, layout_class, reachable
+from frisian_mcp.rights import Answers
 from frisian_mcp.schema import SchemaBuilder
 from frisian_mcp.spectacular import excluded, live_filters
 from frisian_mcp.tools import Tool
@@ -49,6 +50,7 @@ class ToolRegistry:
         self.clashes = list(clashes or [])
         self.builder = builder or SchemaBuilder()
         self._layouts: dict[str, BaseLayout] = {}
+        self.answers = Answers()  # each caller's, for listings without a store
 
     @classmethod
     def from_settings(cls, *, log: bool = True) -> ToolRegistry:

@@ -87,18 +87,12 @@ def test_a_second_listing_probes_nothing(
     assert DELETE_SITE not in first
 
 
-@pytest.mark.parametrize(
-    "options",
-    [
-        pytest.param({"CACHE": None}, id="no-cache-alias"),
-        pytest.param({"STORE_BACKEND": None}, id="the-core-default"),
-    ],
-)
-def test_without_a_store_every_listing_probes(
-    options: dict[str, Any], demo_data: None, counted: dict[str, int]
+def test_the_fleet_store_without_a_cache_alias_probes_every_listing(
+    demo_data: None, counted: dict[str, int]
 ) -> None:
+    """The core keeps answers only without a store (tests/test_rights.py)."""
     with override_settings(
-        FRISIAN_MCP={**AUTH, **options}, REST_FRAMEWORK=MODEL_PERMISSIONS
+        FRISIAN_MCP={**AUTH, "CACHE": None}, REST_FRAMEWORK=MODEL_PERMISSIONS
     ):
         mcp = demo_client()
         names(mcp)

@@ -25,6 +25,7 @@ import frisian_mcp
 from frisian_mcp.conf import mcp_settings
 from frisian_mcp.contrib.fleet import cache
 from frisian_mcp.exceptions import ConfigurationError
+from frisian_mcp.rights import identity
 from frisian_mcp.types import CallContext
 from frisian_mcp.visibility import BaseStore
 
@@ -117,16 +118,10 @@ class FleetStore(BaseStore):
 def visible_key(fingerprint: str, context: CallContext) -> str:
     """The key of one caller's visible tool names.
 
-    A caller is its user, the authenticator that recognised it and the
-    credential (hashed): two tokens of one user may be allowed differently.
+    A caller is its :func:`~frisian_mcp.rights.identity`, hashed: its user,
+    authenticator and credential.
     """
-    auth = context.auth
-    credential = getattr(auth, "pk", None)
-    if credential is None and auth is not None:
-        credential = repr(auth)
-    authenticator = type(context.authenticator).__qualname__
-    raw = f"{context.caller}|{authenticator}|{type(auth).__qualname__}:{credential}"
-    caller = hashlib.sha256(raw.encode()).hexdigest()[:32]
+    caller = hashlib.sha256(identity(context).encode()).hexdigest()[:32]
     return f"frisian_mcp:visible:{fingerprint}:{caller}"
 
 
@@ -134,14 +129,16 @@ def fingerprint(views: Iterable[tuple[str, str, type[Any]]]) -> str:
     """A digest of what tool schemas depend on, equal across workers.
 
     ``views`` are (tool name, path, view class). The digest covers library
-    versions, the settings and the source of every module in each view's
-    and serializer's class hierarchy, so a deploy changes it.
+    versions, the settings, the call hooks and the source of every module
+    in each view's and serializer's class hierarchy, so a deploy changes it.
     """
     digest = hashlib.sha256()
     for library in _LIBRARIES:
         digest.update(f"{library}={_version(library)};".encode())
     digest.update(frisian_mcp.__version__.encode())
     named = {key: getattr(settings, key, None) for key in _SETTINGS}
+    # Installed extras add call hooks, which map schemas (ADR 0032).
+    named["CALL_HOOKS"] = [_stable(hook) for hook in mcp_settings.CALL_HOOKS]
     try:
         digest.update(json.dumps(named, sort_keys=True, default=_stable).encode())
     except (TypeError, ValueError):  # keys of mixed types, cycles
