@@ -1,4 +1,4 @@
-"""Django app configuration: registers the system checks and the receivers."""
+"""Django app configuration: the system checks, the receivers, the warm-up."""
 
 from __future__ import annotations
 
@@ -18,8 +18,10 @@ class FrisianMCPConfig(AppConfig):
 
         The receivers connect here, as Django advises, so that every process
         (web and task workers, management commands) marks the listings'
-        kept answers stale. Extras in ``contrib`` register their own parts.
+        kept answers stale. A server process starts its warm-up (ADR 0032).
+        Extras in ``contrib`` register their own parts.
         """
-        from frisian_mcp import checks, hooks, rights  # noqa: F401
+        from frisian_mcp import checks, hooks, rights, warmup  # noqa: F401
 
         rights.watch_permissions()
+        warmup.start()

@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Generic, Self, TypeVar, overload
 
 from django.apps import apps
 from django.conf import settings
@@ -56,9 +56,12 @@ class Value:
     def __init__(self, text: str, test: Callable[[Any], bool]) -> None:
         self.text, self.test = text, test
 
-    def __or__(self, other: None) -> Value:
+    def __or__(self, other: None) -> Self:
         """The same, or ``None``."""
-        return Value(f"{self.text} or None", lambda v: v is None or self.test(v))
+        optional = copy.copy(self)
+        optional.text = f"{self.text} or None"
+        optional.test = lambda v: v is None or self.test(v)
+        return optional
 
 
 class Import(Value):
@@ -70,12 +73,6 @@ class Import(Value):
             "a list of dotted paths" if many else "a dotted path", lambda v: True
         )
         self.base, self.check_id, self.many = base, check_id, many
-
-    def __or__(self, other: None) -> Import:
-        """The same, or ``None``."""
-        optional = copy.copy(self)
-        optional.text += " or None"
-        return optional
 
     def resolve(self, key: str, value: Any, *, verify: bool = True) -> Any:
         """``value`` imported (and verified): ConfigurationError if it fails."""
@@ -304,6 +301,9 @@ class MCPSettings:
     )
     TOOLS_LIST_PAGE_SIZE: Setting[int] = Setting(
         100, _int(1), "Tools per tools/list page."
+    )
+    WARM_UP: Setting[bool] = Setting(
+        True, _BOOL, "Whether a server process builds its tools at start."
     )
     CACHE_TTL_MS: Setting[int] = Setting(
         60_000, _int(0), "ttlMs of tools/list and server/discover."

@@ -15,6 +15,7 @@ import hashlib
 import importlib.metadata
 import json
 import sys
+import threading
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -61,6 +62,7 @@ class FleetStore(BaseStore):
             )
         super().__init__(registry)
         self._loaded, self._stored = False, 0
+        self._loading = threading.Lock()
 
     @functools.cached_property
     def fingerprint(self) -> str:
@@ -79,16 +81,19 @@ class FleetStore(BaseStore):
             return
         registry = self.registry
         key = f"frisian_mcp:schemas:{self.fingerprint}"
-        if not self._loaded:
-            self._loaded = True
-            found = cache.load(key, rights=False)
-            if isinstance(found, tuple) and len(found) == 2:
-                schemas, problems = found
-                for tool in registry:
-                    if not tool.built and tool.name in schemas:
-                        tool.adopt(schemas[tool.name])
-                registry.builder.problems.extend(problems)
-                self._stored = len(schemas)
+        # The warm-up's thread and a first request may list at once: the
+        # second waits for the first's adoption instead of building.
+        with self._loading:
+            if not self._loaded:
+                found = cache.load(key, rights=False)
+                if isinstance(found, tuple) and len(found) == 2:
+                    schemas, problems = found
+                    for tool in registry:
+                        if not tool.built and tool.name in schemas:
+                            tool.adopt(schemas[tool.name])
+                    registry.builder.problems.extend(problems)
+                    self._stored = len(schemas)
+                self._loaded = True
         built = {t.name: t for t in registry if t.built}
         if len(built) > self._stored:
             # A copy without the schema's cached, derived attributes.
