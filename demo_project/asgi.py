@@ -14,9 +14,5 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "demo_project.settings")
 # No persistent database connections under ASGI (Django's "Persistent
 # connections" docs): a connection kept by a request's thread would leak.
 os.environ.setdefault("DJANGO_CONN_MAX_AGE", "0")
+# Also starts frisian_mcp's warm-up in a thread of its own (ADR 0032).
 application = get_asgi_application()
-
-# Build the MCP endpoint's tools at start, not on the first request (ADR 0019).
-from frisian_mcp.warmup import warm_up  # noqa: E402 - needs Django set up
-
-warm_up()

@@ -48,19 +48,24 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "corsheaders",
     "frisian_mcp",
-    # The extras the demo uses: OAuth resource server, fleet store.
+    # Every extra, each working by being installed (ADR 0032).
+    # The OAuth resource server (its settings below; docs/authorization.md).
     "frisian_mcp.contrib.oauth",
+    # Each caller's visible tools and the built schemas, kept in the default
+    # cache (docs/fleet.md); with Redis there, every worker shares them.
     "frisian_mcp.contrib.fleet",
-    # The tool explorer: a browser opening /mcp gets the caller's tools.
+    # The tool explorer: a browser opening /mcp gets the caller's tools (its
+    # login is the authorization server's, LOGIN_URL below).
     "frisian_mcp.contrib.explorer",
-    # Extras (docs/safety.md, docs/audit.md, README "Desktop clients",
-    # docs/cleanup.md).
+    # A person confirms the tools CONFIRM names (docs/safety.md); the audit
+    # trail (docs/audit.md); stdio (README "Desktop clients"); cleanup.
     "frisian_mcp.contrib.confirm",
     "frisian_mcp.contrib.audit",
     "frisian_mcp.contrib.stdio",
     "frisian_mcp.contrib.cleanup",
     # Dispatcher tools when the API grows past DISPATCHER_THRESHOLD tools.
     "frisian_mcp.contrib.dispatchers",
+    # Files through tools (docs/files.md): the attachments' up and downloads.
     "frisian_mcp.contrib.files",
     "oauth2_provider",
     "demo_project",
@@ -174,20 +179,7 @@ FRISIAN_MCP = {
     # Browser-based clients such as the MCP Inspector send an Origin header;
     # these get CORS headers, every other origin 403.
     "ALLOWED_ORIGINS": BROWSER_CLIENT_ORIGINS,
-    # Each caller's visible tools and the built schemas, kept in the
-    # default cache (docs/fleet.md); with Redis there, every worker shares.
-    "STORE_BACKEND": "frisian_mcp.contrib.fleet.store.FleetStore",
-    # A browser opening /mcp gets the tool explorer (docs/explorer.md); its
-    # login is the authorization server's (LOGIN_URL, below).
-    "BROWSER_VIEW_CLASS": "frisian_mcp.contrib.explorer.views.ExplorerView",
     # A person confirms every delete (docs/safety.md).
-    # Files through tools (docs/files.md): the attachments' uploads and
-    # downloads, up to FILE_MAX_BYTES (4 MiB); MAX_REQUEST_BYTES, left
-    # unset, follows it (base64 and room for the call: 5,657,944 bytes).
-    "CALL_HOOKS": [
-        "frisian_mcp.contrib.confirm.hooks.ConfirmationHook",
-        "frisian_mcp.contrib.files.hooks.FileHook",
-    ],
     "CONFIRM": ["destroy"],
     # The endpoint as an OAuth resource server (docs/authorization.md); its tokens
     # come from the authorization server below.

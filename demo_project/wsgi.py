@@ -7,10 +7,6 @@ import os
 from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "demo_project.settings")
+# Setting Django up here also starts frisian_mcp's warm-up in a thread of its
+# own: the worker's first MCP request finds its tools built (ADR 0032).
 application = get_wsgi_application()
-
-# Build the MCP endpoint's tools now, at worker start, rather than on the
-# worker's first request (ADR 0019); manage.py commands never get here.
-from frisian_mcp.warmup import warm_up  # noqa: E402 - needs Django set up
-
-warm_up()

@@ -1,4 +1,4 @@
-"""Django app configuration: registers the system checks."""
+"""Django app configuration: the system checks, the receivers, the warm-up."""
 
 from __future__ import annotations
 
@@ -14,5 +14,14 @@ class FrisianMCPConfig(AppConfig):
     verbose_name = "frisian_mcp"
 
     def ready(self) -> None:
-        """Register the system checks; extras in ``contrib`` register their own."""
-        from frisian_mcp import checks, hooks  # noqa: F401
+        """Register the system checks and the permission-change receivers.
+
+        The receivers connect here, as Django advises, so that every process
+        (web and task workers, management commands) marks the listings'
+        kept answers stale. A server process starts its warm-up (ADR 0032).
+        Extras in ``contrib`` register their own parts.
+        """
+        from frisian_mcp import checks, hooks, rights, warmup  # noqa: F401
+
+        rights.watch_permissions()
+        warmup.start()

@@ -9,10 +9,12 @@ every ``manage.py`` command runs only the cheap checks (ADR 0015).
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from django import urls
+from django.apps import apps
 from django.conf import settings
 from django.core import checks
 
@@ -23,6 +25,7 @@ from frisian_mcp.conf import (
     SETTINGS,
     SETTINGS_NAME,
     Import,
+    mcp_settings,
 )
 from frisian_mcp.exceptions import ConfigurationError, HostError, host_call
 from frisian_mcp.types import dotted
@@ -31,7 +34,7 @@ if TYPE_CHECKING:
     from frisian_mcp.registry import ToolRegistry
     from frisian_mcp.types import SchemaProblem
 
-__all__ = ["check_schemas", "check_settings", "check_tools"]
+__all__ = ["check_extras", "check_schemas", "check_settings", "check_tools"]
 
 
 @checks.register()
@@ -124,6 +127,93 @@ def _check_values(user: dict[str, Any]) -> list[checks.CheckMessage]:
     ]
 
 
+@checks.register()
+def check_extras(
+    app_configs: Iterable[Any] | None = None, **kwargs: Any
+) -> list[checks.CheckMessage]:
+    """E013, W014: settings that ask for an extra which is not installed."""
+    user = getattr(settings, SETTINGS_NAME, None)
+    if not isinstance(user, dict) or _check_classes(user):
+        return []  # E001, E004 and the classes' own ids say so
+    found: list[checks.CheckMessage] = []
+    if user.get("CONFIRM") and not any(
+        "CONFIRM" in getattr(h, "settings", ()) for h in mcp_settings.CALL_HOOKS
+    ):
+        found.append(
+            checks.Error(
+                f"{SETTINGS_NAME}['CONFIRM'] names tools, but no call hook asks "
+                "for confirmation: those tools run unconfirmed.",
+                hint="Add the confirm extra to INSTALLED_APPS (docs/safety.md).",
+                id="frisian_mcp.E013",
+            )
+        )
+    installed = {config.label for config in apps.get_app_configs()}
+    for key, extra in _extras_named(user):
+        if f"frisian_mcp_{extra}" in installed or (key == "CONFIRM" and found):
+            continue
+        found.append(
+            checks.Warning(
+                f"{SETTINGS_NAME}[{key!r}] is for the {extra} extra, which is "
+                "not installed: the setting does nothing.",
+                hint=f"Add the {extra} extra to INSTALLED_APPS "
+                f"(docs/{_PAGES.get(extra, extra + '.md')}), or remove {key!r}.",
+                id="frisian_mcp.W014",
+            )
+        )
+    return found + _default_cache(user, installed)
+
+
+#: Cache backends that keep nothing beyond the process.
+_LOCAL = ("locmem.LocMemCache", "dummy.DummyCache")
+
+
+def _default_cache(
+    user: dict[str, Any], installed: set[str]
+) -> list[checks.CheckMessage]:
+    """W014: the default cache is shared, but nothing keeps schemas in it.
+
+    The release before the extras kept them there without a setting.
+    """
+    backend = settings.CACHES.get("default", {}).get("BACKEND", "")
+    if "CACHE" in user or "frisian_mcp_fleet" in installed or backend.endswith(_LOCAL):
+        return []
+    return [
+        checks.Warning(
+            f"{SETTINGS_NAME}['CACHE'] is 'default', a cache every worker shares "
+            f"({backend.rpartition('.')[2]}), but the fleet extra, which keeps "
+            "schemas and tool lists there, is not installed: each worker builds "
+            "its own.",
+            hint="Add the fleet extra to INSTALLED_APPS (docs/fleet.md), or set "
+            "CACHE to None to keep nothing beyond the process.",
+            id="frisian_mcp.W014",
+        )
+    ]
+
+
+#: The page of an extra whose page is not named after it.
+_PAGES = {
+    "confirm": "safety.md",
+    "oauth": "authorization.md",
+    "dispatchers": "index.md",
+}
+
+
+def _extras_named(user: dict[str, Any]) -> list[tuple[str, str]]:
+    """(key, extra) for each key set that only an extra reads (its row's
+    doc says ``(contrib.<extra>)``), or that names a class of an extra."""
+    named = []
+    for key in sorted(k for k in user if k in SETTINGS and user[k] is not None):
+        row, value = SETTINGS[key], user[key]
+        if found := re.search(r"\(contrib\.(\w+)\)", row.doc):
+            named.append((key, found[1]))
+        if isinstance(row.type, Import):
+            for item in value if isinstance(value, list | tuple) else [value]:
+                parts = str(getattr(item, "__module__", item)).split(".")
+                if parts[:2] == ["frisian_mcp", "contrib"] and len(parts) > 2:
+                    named.append((key, parts[2]))
+    return list(dict.fromkeys(named))
+
+
 def _endpoint_mounts() -> list[str]:
     """The URL name of each ``MCPView`` pattern, with its namespaces."""
     from frisian_mcp.views import MCPView
@@ -213,7 +303,7 @@ def check_tools(
                 id="frisian_mcp.W002",
             )
         )
-    messages.extend(_check_version(registry))
+    messages.extend(_check_version(registry) + _check_layout(registry))
     messages.extend(declared_errors({tool.endpoint.view_class for tool in registry}))
     return messages + _left_out(registry.problems)  # views discovery could not read
 
@@ -255,6 +345,27 @@ def _left_out(problems: Sequence[SchemaProblem]) -> list[checks.CheckMessage]:
             id="frisian_mcp.W003",
         )
         for (view, error, detail), tools in found.items()
+    ]
+
+
+def _check_layout(registry: ToolRegistry) -> list[checks.CheckMessage]:
+    """W015: ``"auto"`` would list dispatchers, but no installed app offers them."""
+    from frisian_mcp.hooks import layout_class
+
+    threshold = mcp_settings.DISPATCHER_THRESHOLD
+    many = len(registry) > threshold and mcp_settings.TOOL_LAYOUT == "auto"
+    if not many or layout_class("dispatcher") is not None:
+        return []
+    return [
+        checks.Warning(
+            f"{SETTINGS_NAME}['TOOL_LAYOUT'] is \"auto\" and the API has "
+            f"{len(registry)} tools, more than DISPATCHER_THRESHOLD ({threshold}), "
+            "but no installed app offers dispatchers: tools/list lists every "
+            "tool flat.",
+            hint="Add the dispatchers extra to INSTALLED_APPS (docs/index.md, "
+            '"Large APIs"), or set TOOL_LAYOUT to "flat" to keep flat tools.',
+            id="frisian_mcp.W015",
+        )
     ]
 
 

@@ -1,10 +1,8 @@
 """Settings: the one table of ``FRISIAN_MCP`` keys, and typed lazy access.
 
-Each row of :class:`MCPSettings` is a :class:`Setting` (default, type, check,
-doc): the defaults, ``mcp_settings.KEY``, the system checks and the table of
-``docs/settings.md`` come from it (ADR 0029). Values are read on first access,
-never at import, and forgotten by the one ``setting_changed`` receiver, which
-runs every function registered with :func:`on_change`.
+Each row of :class:`MCPSettings`, a :class:`Setting`, gives a default, the
+check and docs/settings.md (ADR 0029); an installed extra may give a value
+(:func:`provided`). Read on first access, forgotten on ``setting_changed``.
 """
 
 from __future__ import annotations
@@ -12,8 +10,9 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Generic, Self, TypeVar, overload
 
+from django.apps import apps
 from django.conf import settings
 from django.core.signals import setting_changed
 from django.dispatch import receiver
@@ -30,17 +29,10 @@ if TYPE_CHECKING:
     from frisian_mcp.visibility import BaseStore
 
 __all__ = [
-    "DEFAULTS",
-    "REMOVED_SETTINGS",
-    "SETTINGS",
-    "SETTINGS_NAME",
-    "Import",
-    "MCPSettings",
-    "Setting",
-    "Value",
-    "mcp_settings",
-    "on_change",
-]
+    "DEFAULTS", "PROVIDED", "REMOVED_SETTINGS", "SETTINGS", "SETTINGS_NAME",
+    "Import", "MCPSettings", "Setting", "Value", "mcp_settings", "on_change",
+    "provided"
+]  # fmt: skip
 
 T = TypeVar("T")
 F = TypeVar("F", bound=Callable[[], object])
@@ -51,6 +43,8 @@ SETTINGS_NAME = "FRISIAN_MCP"
 REMOVED_SETTINGS: dict[str, str] = {}
 #: Every row of the table, by key, in the order of :class:`MCPSettings`.
 SETTINGS: dict[str, Setting[Any]] = {}
+#: What installed extras give keys (``hooks.provide``): by key, by app.
+PROVIDED: dict[str, dict[str, Any]] = {}
 
 
 class Value:
@@ -59,9 +53,12 @@ class Value:
     def __init__(self, text: str, test: Callable[[Any], bool]) -> None:
         self.text, self.test = text, test
 
-    def __or__(self, other: None) -> Value:
+    def __or__(self, other: None) -> Self:
         """The same, or ``None``."""
-        return Value(f"{self.text} or None", lambda v: v is None or self.test(v))
+        optional = copy.copy(self)
+        optional.text = f"{self.text} or None"
+        optional.test = lambda v: v is None or self.test(v)
+        return optional
 
 
 class Import(Value):
@@ -73,12 +70,6 @@ class Import(Value):
             "a list of dotted paths" if many else "a dotted path", lambda v: True
         )
         self.base, self.check_id, self.many = base, check_id, many
-
-    def __or__(self, other: None) -> Import:
-        """The same, or ``None``."""
-        optional = copy.copy(self)
-        optional.text += " or None"
-        return optional
 
     def resolve(self, key: str, value: Any, *, verify: bool = True) -> Any:
         """``value`` imported (and verified): ConfigurationError if it fails."""
@@ -153,11 +144,21 @@ class Setting(Generic[T]):
     def __get__(self, obj: MCPSettings | None, owner: type[Any]) -> Any:
         if obj is None:
             return self
-        value = obj.user_settings.get(self.name, self.default)
+        given, many = provided(self.name), getattr(self.type, "many", False)
+        fallback = given[0] if given and not many else self.default
+        value = obj.user_settings.get(self.name, fallback)
         if isinstance(self.type, Import) and value is not None:
             value = self.type.resolve(self.name, value)
+            if many:  # an installed extra's class joins, unless listed
+                joins = self.type.resolve(self.name, given)
+                value += [c for c in joins if not any(issubclass(v, c) for v in value)]
         obj.__dict__[self.name] = value  # later reads skip the descriptor
         return value
+
+
+def provided(key: str) -> list[Any]:
+    """What installed extras give ``key`` (``hooks.provide``), in order."""
+    return [v for app, v in PROVIDED.get(key, {}).items() if apps.is_installed(app)]
 
 
 def _page_size(value: int, values: Mapping[str, Any]) -> str | None:
@@ -186,8 +187,6 @@ def _cache_alias(value: str, values: Mapping[str, Any]) -> str | None:
 
 
 def _models(value: list[str], values: Mapping[str, Any]) -> str | None:
-    from django.apps import apps
-
     unknown = []
     for label in value:
         try:
@@ -295,13 +294,16 @@ class MCPSettings:
         "auto", _choice("auto", "flat", "dispatcher"), "What tools/list offers."
     )
     DISPATCHER_THRESHOLD: Setting[int] = Setting(
-        100, _int(1), 'Flat tools above which "auto" uses dispatchers.'
+        100, _int(1), 'Tools past which "auto" uses dispatchers (contrib.dispatchers).'
     )
     DISPATCHER_GROUP_BY: Setting[str] = Setting(
-        "app", _choice("app", "namespace", "path"), "How dispatcher groups form."
+        "app", _choice("app", "namespace", "path"), "Grouping (contrib.dispatchers)."
     )
     TOOLS_LIST_PAGE_SIZE: Setting[int] = Setting(
         100, _int(1), "Tools per tools/list page."
+    )
+    WARM_UP: Setting[bool] = Setting(
+        True, _BOOL, "Whether a server process builds its tools at start."
     )
     CACHE_TTL_MS: Setting[int] = Setting(
         60_000, _int(0), "ttlMs of tools/list and server/discover."
@@ -312,7 +314,7 @@ class MCPSettings:
         "Where schemas and visible tools outlive the process.",
     )
     CACHE: Setting[str | None] = Setting(
-        "default", _TEXT | None, "Django cache alias of the fleet store.", _cache_alias
+        "default", _TEXT | None, "The CACHES alias (contrib.fleet).", _cache_alias
     )
     PERMISSION_MODELS: Setting[list[str]] = Setting(
         [], _strings("model labels"), "Models whose rows grant rights.", _models
@@ -342,7 +344,7 @@ class MCPSettings:
         [], _GLOBS, "Tools that need a person's confirmation (contrib.confirm)."
     )
     CONFIRM_MAX_AGE: Setting[int] = Setting(
-        300, _int(1), "Seconds a confirmation token stays valid."
+        300, _int(1), "Seconds a confirmation token stays valid (contrib.confirm)."
     )
     FILE_MAX_BYTES: Setting[int] = Setting(
         4_194_304, _int(1), "Largest file a tool answers or takes (contrib.files)."
@@ -372,7 +374,7 @@ DEFAULTS: dict[str, Any] = {key: row.default for key, row in SETTINGS.items()}
 #: The settings object every module reads.
 mcp_settings = MCPSettings()
 _on_change: list[tuple[frozenset[str], Callable[[], object]]] = [
-    (frozenset({SETTINGS_NAME}), mcp_settings.reload)
+    (frozenset({SETTINGS_NAME, "INSTALLED_APPS"}), mcp_settings.reload)
 ]
 
 

@@ -3,8 +3,9 @@
 ``CALL_HOOKS`` names :class:`BaseCallHook` subclasses that see every tool's
 schema, shape each call's inner request, step into every call between the
 view's access checks and its action, and carry a body that is not JSON
-(docs/extending.md, ADR 0027). A :class:`BaseLayout`, registered by name
-from an app's ``ready()``, lists entries that stand for the flat tools when
+(docs/extending.md, ADR 0027); an installed extra adds its own
+(:func:`provide`, ADR 0032). A :class:`BaseLayout`, registered by name from
+an app's ``ready()``, lists entries that stand for the flat tools when
 ``TOOL_LAYOUT`` names it. :data:`request_started` and
 :data:`request_finished` frame each request to the endpoint, over HTTP or
 another transport, with its :class:`~frisian_mcp.types.Exchange`.
@@ -24,7 +25,7 @@ from django.http import HttpResponseBase
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 
-from frisian_mcp.conf import mcp_settings
+from frisian_mcp.conf import PROVIDED, mcp_settings
 from frisian_mcp.exceptions import ConfigurationError, ToolExecutionError
 from frisian_mcp.types import (
     Call,
@@ -55,6 +56,7 @@ __all__ = [
     "form_only",
     "layout_class",
     "map_response",
+    "provide",
     "reachable",
     "register_layout",
     "release",
@@ -191,6 +193,19 @@ class BaseLayout:
 _LAYOUTS: dict[str, type[BaseLayout]] = {}
 
 
+def provide(app: str, key: str, value: str) -> None:
+    """Let an installed extra work by being installed (from its ``ready()``).
+
+    While the app ``app`` is installed, ``value`` (a dotted path) joins a
+    list of classes (``CALL_HOOKS``: after the listed ones, unless it or a
+    subclass is listed), or is the key's default (``STORE_BACKEND``,
+    ``BROWSER_VIEW_CLASS``: a project that sets the key, ``None`` included,
+    keeps its own value).
+    """
+    PROVIDED.setdefault(key, {})[app] = value
+    mcp_settings.reload()
+
+
 def register_layout(name: str, layout: type[BaseLayout]) -> None:
     """Offer ``layout`` as ``TOOL_LAYOUT = name`` (from an app's ``ready()``)."""
     _LAYOUTS[name] = layout
@@ -281,9 +296,8 @@ def map_response(
         "which this server does not carry through tools.",
         code=ErrorCode.REQUEST_REJECTED,
         tool=tool.name,
-        hint="Fetch it over the REST API, or ask the server's operator to add "
-        "the files extra's FileHook to FRISIAN_MCP['CALL_HOOKS'] "
-        "(docs/files.md).",
+        hint="Fetch it over the REST API, or ask the server's operator to "
+        "install the files extra (docs/files.md).",
     )
 
 

@@ -1,13 +1,9 @@
 """Invocation: run one tool call through the view's own DRF dispatch (ADR 0001).
 
-One inner request to the action's URL and one view set up as ``as_view()``
-sets it up, run by the view's own ``dispatch``: authentication (forced to
-the MCP caller), permissions, throttles, ``get_queryset``, serializer
-validation, ``perform_*`` hooks, filters and pagination run as over REST.
-The action's handler is wrapped to report argument errors only after the
-access checks, resolve lookup objects, validate without writing and create
-in bulk. :class:`Probe` answers ``tools/list``'s "may this caller use it?".
-The inner request and its URL match come from :mod:`frisian_mcp.routing`.
+One inner request (:mod:`frisian_mcp.routing`) and one view, run by its own
+``dispatch`` as over REST; the action's handler is wrapped to report argument
+errors after the access checks, resolve lookups, validate only or bulk-create.
+:class:`Probe` answers ``tools/list``'s "may this caller use it?".
 """
 
 from __future__ import annotations
@@ -325,31 +321,34 @@ class Probe:
 
     The view's ``check_permissions`` runs on a bare request of the action's
     method (no object, no throttle); a class that cannot decide so lists the
-    tool. Views that decide by their class share answers: the listing is
-    advice, the call itself is checked in full.
+    tool. Views that decide by their class share answers (``answers``, kept
+    by rights.Answers): the listing is advice, the call is checked in full.
     """
 
-    def __init__(self, context: CallContext) -> None:
-        self.context = context
-        self._answers: dict[Any, bool] = {}
+    def __init__(self, context: CallContext, answers: dict[Any, bool]) -> None:
+        self.context, self._answers = context, answers
 
     def allows(self, tool: Tool) -> bool:
         """Whether the view's permission classes let the caller in."""
-        endpoint = tool.endpoint
-        key = _shared_key(tool) or (endpoint.callback, endpoint.method)
-        if key in self._answers:
-            return self._answers[key]
+        answers = self._answers
+        if tool.name not in answers:
+            key = _shared_key(tool) or (tool.endpoint.callback, tool.endpoint.method)
+            if key not in answers:
+                answers[key] = self._check(tool.endpoint)
+            answers[tool.name] = answers[key]
+        return answers[tool.name]
+
+    def _check(self, endpoint: Endpoint) -> bool:
         request = routing.inner_request(self.context, endpoint, "/", "", b"")
         view = _view(endpoint, request, dict(endpoint.fixed_kwargs), None)
-        self._answers[key] = True
         try:
             view.request = drf_request = view.initialize_request(request)
             view.check_permissions(drf_request)
         except _REFUSALS:
-            self._answers[key] = False
+            return False
         except Exception:  # the host's code failed: list the tool
             pass
-        return self._answers[key]
+        return True
 
 
 def _shared_key(tool: Tool) -> tuple[Any, ...] | None:

@@ -24,6 +24,7 @@ from frisian_mcp.discovery import assign_names, get_discovery_backend, selected
 from frisian_mcp.exceptions import ConfigurationError, Forbidden, ToolInputError
 from frisian_mcp.filtersets import live_filters
 from frisian_mcp.hooks import BaseLayout, ContentResult, layout_class, reachable
+from frisian_mcp.rights import Answers
 from frisian_mcp.schema import SchemaBuilder
 from frisian_mcp.spectacular import excluded
 from frisian_mcp.tools import Tool
@@ -54,6 +55,7 @@ class ToolRegistry:
         self._layouts: dict[str, BaseLayout] = {}
         #: Tools left out because they would end their caller's credentials.
         self.withheld: list[str] = []
+        self.answers = Answers()  # each caller's, for listings without a store
 
     @classmethod
     def from_settings(cls, *, log: bool = True) -> ToolRegistry:

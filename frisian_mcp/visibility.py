@@ -2,9 +2,10 @@
 
 A listing shows a caller only the tools their permissions (and their
 credential's grant, :class:`ToolGrant`) allow; the call itself is always
-checked in full. A :class:`BaseStore` (``STORE_BACKEND``) may keep each
-caller's visible set and the built schemas beyond the process (ADR 0006);
-docs/extending.md describes both hooks.
+checked in full. Without a store, each caller's answers are kept in the
+process until its rights change (ADR 0032); a :class:`BaseStore`
+(``STORE_BACKEND``) may keep each caller's visible set and the built schemas
+beyond the process (ADR 0006); docs/extending.md describes both hooks.
 """
 
 from __future__ import annotations
@@ -54,10 +55,10 @@ class BaseStore:
     """Keeps built schemas and each caller's visible tools beyond one process.
 
     ``STORE_BACKEND`` names a subclass, built once per registry. Without
-    one, schemas live in the process's tools and every listing probes the
-    caller's permissions. A store is advice: whatever it cannot reach, the
-    process builds or probes itself, and an unreachable backend never
-    raises from here.
+    one, schemas live in the process's tools and each caller's permission
+    answers in the registry (:class:`~frisian_mcp.rights.Answers`). A store
+    is advice: whatever it cannot reach, the process builds or probes
+    itself, and an unreachable backend never raises from here.
     """
 
     def __init__(self, registry: ToolRegistry) -> None:
@@ -81,10 +82,13 @@ class Visibility:
         self._grant = grant_of(context)
         self._probing = mcp_settings.FILTER_TOOLS_BY_PERMISSION
         self.everything = context is None or (not self._probing and self._grant is None)
-        self._probe = Probe(context) if context is not None else None
         self._registry = registry
         self._names: frozenset[str] | None = None
         self._store = registry.store if self._probing and not self.everything else None
+        self._probe: Probe | None = None
+        if context is not None:  # without a store, answers kept in the process
+            kept = registry.answers.of(context) if self._store is None else {}
+            self._probe = Probe(context, kept)
 
     def __call__(self, tool: Tool) -> bool:
         if self.everything or self._probe is None:

@@ -14,14 +14,14 @@ from typing import Any
 
 import pytest
 from django.conf import settings
-from django.contrib.auth.models import Permission, User
+from django.contrib.auth.models import Group, Permission, User
 from django.core.cache import caches
 from django.test import override_settings
 from rest_framework.views import APIView
 
 from demo_project.dcim.models import Site
 from demo_project.management.commands.seed_demo import DEMO_TOKEN
-from frisian_mcp.registry import reset_registry
+from frisian_mcp.registry import get_registry, reset_registry
 from frisian_mcp.schema import SchemaBuilder
 from frisian_mcp.testing import MCPTestClient, tool_error
 
@@ -87,18 +87,12 @@ def test_a_second_listing_probes_nothing(
     assert DELETE_SITE not in first
 
 
-@pytest.mark.parametrize(
-    "options",
-    [
-        pytest.param({"CACHE": None}, id="no-cache-alias"),
-        pytest.param({"STORE_BACKEND": None}, id="the-core-default"),
-    ],
-)
-def test_without_a_store_every_listing_probes(
-    options: dict[str, Any], demo_data: None, counted: dict[str, int]
+def test_the_fleet_store_without_a_cache_alias_probes_every_listing(
+    demo_data: None, counted: dict[str, int]
 ) -> None:
+    """The core keeps answers only without a store (tests/test_rights.py)."""
     with override_settings(
-        FRISIAN_MCP={**AUTH, **options}, REST_FRAMEWORK=MODEL_PERMISSIONS
+        FRISIAN_MCP={**AUTH, "CACHE": None}, REST_FRAMEWORK=MODEL_PERMISSIONS
     ):
         mcp = demo_client()
         names(mcp)
@@ -156,6 +150,56 @@ def test_two_callers_never_share_a_listing(demo_data: None) -> None:
     assert DELETE_SITE in names(staff_mcp)
     assert DELETE_SITE not in demo
     assert DELETE_SITE not in names(demo_client())
+
+
+def _grant_through_a_permission() -> None:
+    permission = Permission.objects.get(
+        codename="delete_site", content_type__app_label="dcim"
+    )
+    permission.name = "Can delete a site"  # saved: the generation moves
+    permission.save()
+    User.objects.get(username="demo").user_permissions.add(permission)
+
+
+def _grant_through_a_group() -> None:
+    group = Group.objects.create(name="site admins")
+    group.permissions.add(
+        Permission.objects.get(codename="delete_site", content_type__app_label="dcim")
+    )
+    User.objects.get(username="demo").groups.add(group)
+
+
+def _grant_through_the_user() -> None:
+    demo = User.objects.get(username="demo")
+    demo.is_superuser = True
+    demo.save()
+
+
+@override_settings(
+    FRISIAN_MCP=AUTH, REST_FRAMEWORK=MODEL_PERMISSIONS, ROOT_URLCONF=PARITY
+)
+@pytest.mark.parametrize(
+    "grant",
+    [_grant_through_a_permission, _grant_through_a_group, _grant_through_the_user],
+)
+def test_schemas_outlive_a_permission_change(
+    grant: Any, demo_data: None, counted: dict[str, int], builds: list[str]
+) -> None:
+    """Issue 25 item 10: only the caller's tool set follows the generation."""
+    before = names(demo_client())
+    assert DELETE_SITE not in before
+    registry = get_registry()
+    for tool in registry:  # the hidden tools' schemas too
+        tool.schema  # noqa: B018
+    registry.share_schemas()
+    assert len(builds) == len(registry)
+    built, requests = len(builds), counted["requests"]
+    grant()
+    reset_registry()  # a fresh worker sharing the cache
+    after = names(demo_client())
+    assert len(builds) == built  # every schema read from the store
+    assert counted["requests"] > requests + 1  # the caller's set probed again
+    assert after == before | {DELETE_SITE}
 
 
 SHARED = {"REQUIRE_AUTHENTICATION": False, "STORE_BACKEND": FLEET}

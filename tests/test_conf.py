@@ -126,6 +126,7 @@ def test_importing_every_module_reads_no_setting() -> None:
         "import django, importlib, pkgutil; django.setup()\n"
         "import frisian_mcp\n"
         "from frisian_mcp.conf import mcp_settings\n"
+        "mcp_settings.reload()  # what ready() read: PERMISSION_MODELS\n"
         "for found in pkgutil.walk_packages(frisian_mcp.__path__, 'frisian_mcp.'):\n"
         "    importlib.import_module(found.name)\n"
         "print(sorted(mcp_settings.__dict__))"

@@ -1,7 +1,8 @@
 """Confirmation before destructive tools (issue 22 item 1), through the wire.
 
-frisian_mcp.contrib.confirm's hook is switched on per test with CALL_HOOKS and
-CONFIRM. Every refusal checks its code and that no row was written or removed.
+frisian_mcp.contrib.confirm is installed, so its hook is on; CONFIRM names the
+tools per test (CALL_HOOKS lists the hook too, which changes nothing). Every
+refusal checks its code and that no row was written or removed.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from demo_project.contacts.models import Contact
 from demo_project.dcim.models import Device, Site, Tag
 from frisian_mcp import tokens
 from frisian_mcp.testing import MCPError, MCPTestClient, tool_error
+from tests.extras import without
 from tests.testapp.models import Book, Publisher, Shelf, ShelfLabel
 
 HOOK = "frisian_mcp.contrib.confirm.hooks.ConfirmationHook"
@@ -330,16 +332,29 @@ def test_help_explains_confirm(mcp: MCPTestClient) -> None:
     assert "confirm" not in result["structuredContent"]["help"]["example"]["arguments"]
 
 
-def test_confirm_without_the_hook_is_a_check_error() -> None:
+def test_confirm_without_the_extra_is_a_check_error() -> None:
     from django.core.management import call_command
     from django.core.management.base import SystemCheckError
 
     with (
+        without("confirm"),
         override_settings(FRISIAN_MCP={"CONFIRM": ["destroy"]}),
         pytest.raises(SystemCheckError, match=r"frisian_mcp\.E013"),
     ):
         call_command("check")
-    call_command("check")  # with the hook (the fixture's settings): clean
+    with override_settings(FRISIAN_MCP={"CONFIRM": ["destroy"]}):
+        call_command("check")  # installed, and nothing else: clean
+
+
+def test_installed_the_extra_confirms_without_call_hooks() -> None:
+    contact = _contact()
+    options = {"REQUIRE_AUTHENTICATION": False, "CONFIRM": ["destroy"]}
+    with override_settings(FRISIAN_MCP=options):
+        mcp = MCPTestClient()
+        mcp.initialize()
+        result = mcp.call_tool("contacts__destroy", {"id": str(contact.pk)})
+    assert _error(result)["code"] == "confirmation_required"
+    assert Contact.objects.filter(pk=contact.pk).exists()
 
 
 def test_dispatchers_pass_the_token_through(mcp: MCPTestClient) -> None:

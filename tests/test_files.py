@@ -24,6 +24,7 @@ from PIL import Image
 from frisian_mcp import replies
 from frisian_mcp.contrib.files.responses import file_name
 from frisian_mcp.testing import MCPError, MCPTestClient, tool_error
+from tests.extras import without
 from tests.hosts.files import views
 from tests.hosts.files.models import Paper
 
@@ -209,7 +210,7 @@ def test_file_tools_say_so_and_claim_no_object(mcp: MCPTestClient) -> None:
 
 def test_without_the_hook_a_file_is_an_error_never_empty(tmp_path: Path) -> None:
     row = paper(b"bytes", "b.bin")
-    with override_settings(FRISIAN_MCP=SETTINGS):
+    with without("files"), override_settings(FRISIAN_MCP=SETTINGS):
         mcp = MCPTestClient()
         mcp.initialize()
         result = mcp.call_tool("papers__download", {"id": row.pk})
@@ -217,12 +218,12 @@ def test_without_the_hook_a_file_is_an_error_never_empty(tmp_path: Path) -> None
     error = tool_error(result)
     assert error["code"] == "request_rejected"
     assert "not JSON" in error["message"]
-    assert "FileHook" in error["hint"]
+    assert "files extra" in error["hint"]
 
 
 def test_without_the_hook_a_form_only_view_has_no_body_tool() -> None:
     """Every call would get 415: the tool is not listed, nor callable."""
-    with override_settings(FRISIAN_MCP=SETTINGS):
+    with without("files"), override_settings(FRISIAN_MCP=SETTINGS):
         mcp = MCPTestClient()
         mcp.initialize()
         names = {t["name"] for t in mcp.list_tools()}
@@ -326,19 +327,28 @@ def test_refused_files_write_nothing_and_echo_nothing(
     ("settings", "ids"),
     [
         ({"CALL_HOOKS": [HOOK], "FILE_MAX_BYTES": 10}, []),
+        ({"FILE_MAX_BYTES": 10}, []),  # installed: the hook is on
         ({"CALL_HOOKS": [HOOK], "FILE_MAX_BYTES": 0}, ["frisian_mcp.E007"]),
         ({"CALL_HOOKS": [HOOK], "FILE_MAX_BYTES": "1"}, ["frisian_mcp.E007"]),
-        ({"FILE_MAX_BYTES": 10}, ["frisian_mcp.W011"]),
         ({}, []),
     ],
 )
 def test_file_checks(settings: dict[str, Any], ids: list[str]) -> None:
-    from frisian_mcp.checks import check_settings
-    from frisian_mcp.contrib.files.checks import check_file_settings
+    from frisian_mcp.checks import check_extras, check_settings
 
     with override_settings(FRISIAN_MCP=settings):
-        found = [*check_settings(), *check_file_settings()]
+        found = [*check_settings(), *check_extras()]
         assert [m.id for m in found] == ids
+
+
+def test_installed_the_hook_runs_once_listed_or_not() -> None:
+    """No second line in CALL_HOOKS: listing the hook the app adds is harmless."""
+    from frisian_mcp.conf import mcp_settings
+    from frisian_mcp.contrib.files.hooks import FileHook
+
+    for hooks in ([], [HOOK]):
+        with override_settings(FRISIAN_MCP={"CALL_HOOKS": hooks}):
+            assert mcp_settings.CALL_HOOKS.count(FileHook) == 1
 
 
 @pytest.mark.parametrize(

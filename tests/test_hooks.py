@@ -114,6 +114,7 @@ def test_a_store_keeps_schemas_and_visible_sets(builds: list[str]) -> None:
     assert len(builds) == len(listed)  # every schema adopted from the store
 
 
+@override_settings(FRISIAN_MCP={"REQUIRE_AUTHENTICATION": False, "STORE_BACKEND": None})
 def test_without_a_store_a_new_registry_builds_again(builds: list[str]) -> None:
     mcp = MCPTestClient()
     mcp.initialize()

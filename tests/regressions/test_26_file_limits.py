@@ -10,6 +10,7 @@ kept, and ``check`` warns when it is too small for the cap (W012).
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,6 +24,7 @@ from frisian_mcp.conf import DEFAULTS
 from frisian_mcp.contrib.files.checks import check_file_settings
 from frisian_mcp.contrib.files.uploads import request_bytes
 from frisian_mcp.hooks import request_limit
+from tests.extras import without
 from tests.hosts.files.models import Paper
 
 pytestmark = pytest.mark.django_db
@@ -68,6 +70,12 @@ def upload(size: int) -> Any:
     )
 
 
+def _installed(settings: dict[str, Any]) -> contextlib.AbstractContextManager[None]:
+    """Settings that list no file hook stand for a project without the extra,
+    which adds its hook by being installed (ADR 0032)."""
+    return contextlib.nullcontext() if "CALL_HOOKS" in settings else without("files")
+
+
 @pytest.mark.parametrize(
     ("settings", "limit"),
     [
@@ -82,7 +90,7 @@ def upload(size: int) -> Any:
 def test_the_request_limit_takes_what_the_file_cap_needs_unless_set(
     settings: dict[str, Any], limit: int
 ) -> None:
-    with override_settings(FRISIAN_MCP=settings):
+    with _installed(settings), override_settings(FRISIAN_MCP=settings):
         assert request_limit() == limit
 
 
@@ -140,7 +148,7 @@ def test_a_limit_the_project_sets_is_kept() -> None:
 def test_check_warns_when_the_two_limits_contradict(
     settings: dict[str, Any], ids: list[str]
 ) -> None:
-    with override_settings(FRISIAN_MCP=settings):
+    with _installed(settings), override_settings(FRISIAN_MCP=settings):
         found = [*check_settings(), *check_file_settings()]
     assert [m.id for m in found] == ids
     for message in found:

@@ -1,4 +1,4 @@
-"""The confirmation app: registers its system check."""
+"""The confirmation app: adds its call hook, which asks before CONFIRM's tools."""
 
 from __future__ import annotations
 
@@ -15,5 +15,9 @@ class ConfirmConfig(AppConfig):
     verbose_name = "frisian_mcp confirmation"
 
     def ready(self) -> None:
-        """Register the check that the hook is listed where CONFIRM needs it."""
-        from frisian_mcp.contrib.confirm import checks  # noqa: F401
+        """Add the confirmation hook to the call hooks: the extra works by
+        being installed, for the tools ``CONFIRM`` names (ADR 0032)."""
+        from frisian_mcp.hooks import provide
+
+        hook = "frisian_mcp.contrib.confirm.hooks.ConfirmationHook"
+        provide(self.name, "CALL_HOOKS", hook)

@@ -1,4 +1,4 @@
-"""App config of the tool explorer: its checks, templates and static files."""
+"""App config of the tool explorer: its page, checks, templates and static files."""
 
 from __future__ import annotations
 
@@ -13,5 +13,10 @@ class ExplorerConfig(AppConfig):
     verbose_name = "frisian_mcp tool explorer"
 
     def ready(self) -> None:
-        """Register the explorer's system checks."""
+        """Offer the explorer as ``BROWSER_VIEW_CLASS`` (the extra works by
+        being installed, ADR 0032) and register its system checks."""
         from frisian_mcp.contrib.explorer import checks  # noqa: F401
+        from frisian_mcp.hooks import provide
+
+        page = "frisian_mcp.contrib.explorer.views.ExplorerView"
+        provide(self.name, "BROWSER_VIEW_CLASS", page)

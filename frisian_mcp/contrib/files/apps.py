@@ -1,4 +1,4 @@
-"""The files app: registers its system checks."""
+"""The files app: adds its call hook, so that files go through tools."""
 
 from __future__ import annotations
 
@@ -15,5 +15,9 @@ class FilesConfig(AppConfig):
     verbose_name = "frisian_mcp files"
 
     def ready(self) -> None:
-        """Register the checks of the file hook's setting and listing."""
+        """Add :class:`~frisian_mcp.contrib.files.hooks.FileHook` to the call
+        hooks: the extra works by being installed (ADR 0032); register W012."""
         from frisian_mcp.contrib.files import checks  # noqa: F401
+        from frisian_mcp.hooks import provide
+
+        provide(self.name, "CALL_HOOKS", "frisian_mcp.contrib.files.hooks.FileHook")

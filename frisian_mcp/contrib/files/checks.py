@@ -1,4 +1,4 @@
-"""The files app's system checks (docs/checks.md): W011, W012.
+"""The files app's system check (docs/checks.md): W012.
 
 ``FILE_MAX_BYTES`` itself is checked by its row of the settings table (E007).
 """
@@ -21,15 +21,15 @@ __all__ = ["check_file_settings"]
 def check_file_settings(
     app_configs: Iterable[Any] | None = None, **kwargs: Any
 ) -> list[checks.CheckMessage]:
-    """W011: ``FILE_MAX_BYTES`` is set, but no call hook reads it; W012:
-    ``MAX_REQUEST_BYTES`` is set below what a file of that size needs."""
+    """W012: ``MAX_REQUEST_BYTES`` is set below what a call carrying a file of
+    ``FILE_MAX_BYTES`` needs (W011, retired: the extra adds its hook itself)."""
     try:
         hooks = mcp_settings.CALL_HOOKS
     except ConfigurationError:  # the core's checks report it (E004)
         return []
     user = mcp_settings.user_settings
     if not any("FILE_MAX_BYTES" in getattr(h, "settings", ()) for h in hooks):
-        return [_UNREAD] if "FILE_MAX_BYTES" in user else []
+        return []  # the hook is off (CALL_HOOKS None): nothing is uploaded
     limit: Any = user.get("MAX_REQUEST_BYTES")
     cap = mcp_settings.FILE_MAX_BYTES
     # Unset, the file hook raises the limit itself; a wrong value is E007.
@@ -50,13 +50,3 @@ def check_file_settings(
             id="frisian_mcp.W012",
         )
     ]
-
-
-_UNREAD = checks.Warning(
-    "FRISIAN_MCP['FILE_MAX_BYTES'] is set, but no call hook carries files: "
-    "file fields are not arguments and tools that answer a file answer an "
-    "error.",
-    hint="Add 'frisian_mcp.contrib.files.hooks.FileHook' to "
-    "FRISIAN_MCP['CALL_HOOKS'] (docs/files.md).",
-    id="frisian_mcp.W011",
-)

@@ -135,8 +135,13 @@ def _failed(exc: Exception) -> None:
     health.down = True
 
 
-def load(key: str) -> Any:
-    """The value stored under ``key`` in this permission generation, or ``None``."""
+def load(key: str, *, rights: bool = True) -> Any:
+    """The value stored under ``key``, or ``None``.
+
+    With ``rights`` (a tool list), only a value stored in this permission
+    generation; a schema (``rights=False``) outlives permission changes.
+    """
+    keys = [key, GENERATION_KEY] if rights else [key]
 
     def read(cache: BaseCache) -> Any:
         # Unpickling a fleet's schemas makes many small objects at once: the
@@ -144,7 +149,7 @@ def load(key: str) -> Any:
         collecting = gc.isenabled()
         gc.disable()
         try:
-            return cache.get_many([key, GENERATION_KEY])
+            return cache.get_many(keys)
         finally:
             if collecting:
                 gc.enable()
@@ -154,14 +159,19 @@ def load(key: str) -> Any:
     if not isinstance(entry, tuple) or len(entry) != 2:
         return None
     generation, value = entry
-    return value if generation == found.get(GENERATION_KEY, 0) else None
+    current = found.get(GENERATION_KEY, 0)
+    return value if not rights or generation == current else None
 
 
-def store(key: str, value: Any, timeout: float | None) -> bool:
-    """Store ``value`` under ``key`` for ``timeout`` seconds; whether it was."""
+def store(key: str, value: Any, timeout: float | None, *, rights: bool = True) -> bool:
+    """Store ``value`` under ``key`` for ``timeout`` seconds; whether it was.
+
+    With ``rights``, tagged with the permission generation (see :func:`load`).
+    """
 
     def write(cache: BaseCache) -> bool:
-        cache.set(key, (cache.get(GENERATION_KEY, 0), value), timeout)
+        generation = cache.get(GENERATION_KEY, 0) if rights else None
+        cache.set(key, (generation, value), timeout)
         return True
 
     return call(write, False)

@@ -15,6 +15,7 @@ import hashlib
 import importlib.metadata
 import json
 import sys
+import threading
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +27,7 @@ import frisian_mcp
 from frisian_mcp.conf import mcp_settings
 from frisian_mcp.contrib.fleet import cache
 from frisian_mcp.exceptions import ConfigurationError
+from frisian_mcp.rights import identity
 from frisian_mcp.types import CallContext, dotted
 from frisian_mcp.visibility import BaseStore
 
@@ -62,6 +64,7 @@ class FleetStore(BaseStore):
             )
         super().__init__(registry)
         self._loaded, self._stored = False, 0
+        self._loading = threading.Lock()
 
     @functools.cached_property
     def fingerprint(self) -> str:
@@ -81,17 +84,20 @@ class FleetStore(BaseStore):
             return
         registry = self.registry
         key = f"frisian_mcp:schemas:{self.fingerprint}"
-        if not self._loaded:
-            self._loaded = True
-            found = cache.load(key)
-            if isinstance(found, tuple) and len(found) == 2:
-                schemas, problems = found
-                for tool in registry:
-                    if not tool.built and tool.name in schemas:
-                        tool.adopt(schemas[tool.name])
-                _adopt_variants(registry, schemas)
-                registry.builder.problems.extend(problems)
-                self._stored = len(schemas)
+        # The warm-up's thread and a first request may list at once: the
+        # second waits for the first's adoption instead of building.
+        with self._loading:
+            if not self._loaded:
+                found = cache.load(key, rights=False)
+                if isinstance(found, tuple) and len(found) == 2:
+                    schemas, problems = found
+                    for tool in registry:
+                        if not tool.built and tool.name in schemas:
+                            tool.adopt(schemas[tool.name])
+                    _adopt_variants(registry, schemas)
+                    registry.builder.problems.extend(problems)
+                    self._stored = len(schemas)
+                self._loaded = True
         built: dict[Any, Tool] = {t.name: t for t in registry if t.built}
         built.update(
             ((t.name, *_variant_key(v.serializer)), v)
@@ -105,7 +111,7 @@ class FleetStore(BaseStore):
                 name: None if t.schema is None else dataclasses.replace(t.schema)
                 for name, t in built.items()
             }
-            if cache.store(key, (schemas, registry.problems), None):
+            if cache.store(key, (schemas, registry.problems), None, rights=False):
                 self._stored = len(schemas)
 
     def visible(
@@ -154,16 +160,10 @@ def _adopt_variants(registry: ToolRegistry, schemas: dict[Any, Any]) -> None:
 def visible_key(fingerprint: str, context: CallContext) -> str:
     """The key of one caller's visible tool names.
 
-    A caller is its user, the authenticator that recognised it and the
-    credential (hashed): two tokens of one user may be allowed differently.
+    A caller is its :func:`~frisian_mcp.rights.identity`, hashed: its user,
+    authenticator and credential.
     """
-    auth = context.auth
-    credential = getattr(auth, "pk", None)
-    if credential is None and auth is not None:
-        credential = repr(auth)
-    authenticator = type(context.authenticator).__qualname__
-    raw = f"{context.caller}|{authenticator}|{type(auth).__qualname__}:{credential}"
-    caller = hashlib.sha256(raw.encode()).hexdigest()[:32]
+    caller = hashlib.sha256(identity(context).encode()).hexdigest()[:32]
     return f"frisian_mcp:visible:{fingerprint}:{caller}"
 
 
@@ -171,14 +171,16 @@ def fingerprint(views: Iterable[tuple[str, str, type[Any]]]) -> str:
     """A digest of what tool schemas depend on, equal across workers.
 
     ``views`` are (tool name, path, view class). The digest covers library
-    versions, the settings and the source of every module in each view's
-    and serializer's class hierarchy, so a deploy changes it.
+    versions, the settings, the call hooks and the source of every module
+    in each view's and serializer's class hierarchy, so a deploy changes it.
     """
     digest = hashlib.sha256()
     for library in _LIBRARIES:
         digest.update(f"{library}={_version(library)};".encode())
     digest.update(frisian_mcp.__version__.encode())
     named = {key: getattr(settings, key, None) for key in _SETTINGS}
+    # Installed extras add call hooks, which map schemas (ADR 0032).
+    named["CALL_HOOKS"] = [_stable(hook) for hook in mcp_settings.CALL_HOOKS]
     try:
         digest.update(json.dumps(named, sort_keys=True, default=_stable).encode())
     except (TypeError, ValueError):  # keys of mixed types, cycles
