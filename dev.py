@@ -10,7 +10,8 @@ reinstalled, so a running demo keeps its environment; when
 ``pyproject.toml`` changes, everything installed so far is installed again.
 
     python3 dev.py demo [--port N]  # migrate, seed, serve the demo on 127.0.0.1:8000
-    python3 dev.py test             # the whole test suite, a worker per core (SQLite, or $DATABASE_URL)
+    python3 dev.py test             # the fast tests, a worker per core (SQLite, or $DATABASE_URL)
+    python3 dev.py test --all       # the whole test suite (what CI runs)
     python3 dev.py manage ...       # a management command of the demo project
     python3 dev.py lint             # ruff check + ruff format --check
     python3 dev.py type             # mypy --strict
@@ -19,6 +20,8 @@ reinstalled, so a running demo keeps its environment; when
     python3 dev.py bench ...        # a benchmark from bench/ (see docs/performance.md)
 
 Extra arguments after ``test`` go to pytest, e.g. ``python3 dev.py test -k wrapper``.
+Without ``--all``, and without a test path or ``-m`` of its own, ``test``
+leaves out the tests marked in ``SLOW_MARKERS``.
 """
 
 from __future__ import annotations
@@ -66,6 +69,9 @@ PREPARE_DEMO = (
     "call_command('seed_demo')"
 )
 SMOKE = ROOT / ".ci" / "smoke_wheel.py"
+#: The markers ``dev.py test`` leaves out unless ``--all``: servers started in
+#: subprocesses, ``manage.py`` runs, Chromium, and sweeps of every tool.
+SLOW_MARKERS = ("live", "subprocess", "browser", "slow")
 
 
 def run(
@@ -273,6 +279,16 @@ def docs(argv: list[str]) -> None:
         run(*mkdocs, "build", "--strict", "--site-dir", ROOT / "site", env=env)
 
 
+def selection(args: list[str]) -> list[str]:
+    """pytest's arguments for ``dev.py test args``: ``--all`` runs every
+    test; a test path or ``-m`` chooses for itself; else the fast tests."""
+    if "--all" in args:
+        return [a for a in args if a != "--all"]
+    chosen = any(a == "-m" or a.startswith("tests") or "::" in a for a in args)
+    fast = " and ".join(f"not {marker}" for marker in SLOW_MARKERS)
+    return args if chosen else ["-m", fast, *args]
+
+
 def main(argv: list[str]) -> None:
     """Dispatch ``argv[0]`` to the matching command."""
     if not argv or argv[0] not in COMMANDS:
@@ -289,7 +305,16 @@ def main(argv: list[str]) -> None:
         # and starts live servers); a test file per worker, so its live
         # server starts once. "-n 0" among the arguments runs serially.
         workers = str(min(os.cpu_count() or 1, 4))
-        run(PYTHON, "-m", "pytest", "-n", workers, "--dist", "loadfile", *rest)
+        run(
+            PYTHON,
+            "-m",
+            "pytest",
+            "-n",
+            workers,
+            "--dist",
+            "loadfile",
+            *selection(rest),
+        )
     elif command == "lint":
         run(PYTHON, "-m", "ruff", "check", ".")
         run(PYTHON, "-m", "ruff", "format", "--check", ".")

@@ -201,3 +201,29 @@ def test_git_ignores_the_files_a_demo_leaves(tmp_path: Path) -> None:
     assert ignored(".venv/bin/python")
     assert not ignored("demo_project/settings.py")
     assert not ignored("tests/golden/demo_tools_list.json")
+
+
+FAST = "not live and not subprocess and not browser and not slow"
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        ([], ["-m", FAST]),
+        (["-k", "wrapper"], ["-m", FAST, "-k", "wrapper"]),
+        (["--all"], []),
+        (["--all", "-k", "wrapper"], ["-k", "wrapper"]),
+        (["tests/test_stdio.py"], ["tests/test_stdio.py"]),
+        (["-m", "browser"], ["-m", "browser"]),
+    ],
+)
+def test_test_runs_the_fast_tests_unless_asked_for_more(
+    args: list[str], expected: list[str]
+) -> None:
+    assert dev.selection(args) == expected
+
+
+def test_the_slow_markers_are_registered() -> None:
+    table = tomllib.loads(dev.PYPROJECT.read_text(encoding="utf-8"))
+    markers = table["tool"]["pytest"]["ini_options"]["markers"]
+    assert set(dev.SLOW_MARKERS) <= {m.split(":")[0] for m in markers}

@@ -111,3 +111,13 @@ def test_the_docs_index_links_every_page() -> None:
     }
     assert pages - linked == set()
     assert "adr/index.md" in linked
+
+
+def test_ci_runs_the_readmes_test_command() -> None:
+    # What the README promises is what CI proves (issue 26 item 5).
+    (command,) = re.findall(r"^(python3 dev\.py test[^#\n]*?)\s*#", README, re.M)
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    runs = [line for line in ci if line.strip().endswith("dev.py test --all")]
+    assert command == "python3 dev.py test --all"
+    assert len(runs) == 2  # SQLite, then PostgreSQL
+    assert all(line.endswith(command) for line in runs)

@@ -54,7 +54,7 @@ if TYPE_CHECKING:
     # for type checkers only.
     from django.test.client import _MonkeyPatchedWSGIResponse as TestResponse
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
 #: Multiplies every example budget, for a longer hunt:
 #: ``FRISIAN_FUZZ_SCALE=20 pytest tests/test_fuzz.py``.

@@ -32,7 +32,7 @@ from frisian_mcp.registry import get_registry
 from frisian_mcp.testing import MCPError, MCPTestClient, tool_error
 from tests.mounted import mounted, signed_in, urlconfs
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
 Grant = Callable[[User], None]
 

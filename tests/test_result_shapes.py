@@ -50,6 +50,8 @@ from frisian_mcp.types import Kind
 from tests.mounted import PATHS, SETTINGS, mounted, urlconfs
 from tests.sdk_client import InProcessServer
 
+pytestmark = pytest.mark.slow
+
 CONFIRM = "frisian_mcp.contrib.confirm.hooks.ConfirmationHook"
 #: The handshake era (``initialize`` negotiates 2025-11-25) and 2026-07-28.
 ERAS = ["legacy", "2026-07-28"]

@@ -41,6 +41,8 @@ from tests.testapp.models import Publisher
 from tests.zoo.models import Device, DeviceType
 from tests.zoo.models import Manufacturer as ZooManufacturer
 
+pytestmark = pytest.mark.slow
+
 #: URLconfs without a resource that has both retrieve and update tools.
 WITHOUT_UPDATES = {
     "tests.test_pagination_patterns": "list and create views only",

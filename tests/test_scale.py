@@ -37,6 +37,8 @@ from tests.urls_scale import (
     viewset_count,
 )
 
+pytestmark = pytest.mark.slow
+
 FLAT = {"TOOL_LAYOUT": "flat"}
 DISPATCHER = {"TOOL_LAYOUT": "dispatcher"}
 PAGE_SIZE = 100
