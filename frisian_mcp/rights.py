@@ -9,6 +9,7 @@ permission answers for listings while the generation holds (ADR 0032).
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import time
 from collections import OrderedDict
@@ -51,18 +52,20 @@ def generation() -> int:
 
 
 def identity(context: CallContext) -> str:
-    """Who calls, as far as permission classes can tell callers apart.
+    """Who calls, as far as permission classes can tell callers apart, hashed.
 
     The user, the authenticator that recognised it and the credential: two
     tokens of one user may be allowed differently (a model instance by its
-    primary key, anything else by its ``repr``).
+    primary key, anything else by its ``repr``). A token model's key is the
+    token itself, so only a digest is kept, in the process or a cache.
     """
     auth = context.auth
     credential = getattr(auth, "pk", None)
     if credential is None and auth is not None:
         credential = repr(auth)
     authenticator = type(context.authenticator).__qualname__
-    return f"{context.caller}|{authenticator}|{type(auth).__qualname__}:{credential}"
+    raw = f"{context.caller}|{authenticator}|{type(auth).__qualname__}:{credential}"
+    return hashlib.sha256(raw.encode()).hexdigest()[:32]
 
 
 class Answers:

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, cast
 
 import pytest
 from django.conf import settings
@@ -18,6 +19,7 @@ from django.contrib.auth.models import Group, Permission, User
 from django.db import transaction
 from django.test import override_settings
 from guardian.shortcuts import assign_perm, remove_perm
+from rest_framework.authentication import TokenAuthentication
 
 from demo_project.dcim.models import Site
 from demo_project.management.commands.seed_demo import DEMO_TOKEN, STAFF_TOKEN
@@ -223,3 +225,17 @@ def test_a_permission_model_grant_reaches_the_next_listing() -> None:
     assert "languages__create" in names()
     remove_perm("guarded.change_project", user, alpha)
     assert "languages__create" not in names()
+
+
+def test_a_callers_identity_keeps_no_credential() -> None:
+    # DRF's Token has the token itself as its primary key: the kept answers
+    # and the fleet store's keys hold a digest of it, never the token.
+    secret = "demo-token-0000000000000000000000000000"
+    caller = SimpleNamespace(
+        caller="7", authenticator=TokenAuthentication(), auth=SimpleNamespace(pk=secret)
+    )
+    kept = rights.identity(cast(Any, caller))
+    assert secret not in kept
+    assert kept == rights.identity(cast(Any, caller))
+    other = SimpleNamespace(**{**vars(caller), "auth": SimpleNamespace(pk="x")})
+    assert rights.identity(cast(Any, other)) != kept

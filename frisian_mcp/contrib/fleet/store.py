@@ -160,11 +160,10 @@ def _adopt_variants(registry: ToolRegistry, schemas: dict[Any, Any]) -> None:
 def visible_key(fingerprint: str, context: CallContext) -> str:
     """The key of one caller's visible tool names.
 
-    A caller is its :func:`~frisian_mcp.rights.identity`, hashed: its user,
+    A caller is its :func:`~frisian_mcp.rights.identity` (a digest): its user,
     authenticator and credential.
     """
-    caller = hashlib.sha256(identity(context).encode()).hexdigest()[:32]
-    return f"frisian_mcp:visible:{fingerprint}:{caller}"
+    return f"frisian_mcp:visible:{fingerprint}:{identity(context)}"
 
 
 def fingerprint(views: Iterable[tuple[str, str, type[Any]]]) -> str:
