@@ -14,7 +14,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from frisian_mcp.conf import mcp_settings
-from frisian_mcp.examples import example_arguments, schema_types
 from frisian_mcp.exceptions import ToolInputError
 from frisian_mcp.tokens import FOREIGN, BadToken, sign, unsign
 from frisian_mcp.types import KINDS, Call, ErrorCode, JSONObject, Kind, ListState
@@ -26,7 +25,6 @@ __all__ = [
     "declared_for",
     "explanation",
     "finish",
-    "help_document",
     "list_state",
     "sign",
     "split",
@@ -300,91 +298,3 @@ def _project(record: Any, keys: list[str] | None) -> Any:
     if keys and isinstance(record, Mapping):
         return {key: record[key] for key in keys if key in record}
     return record
-
-
-# -- help ------------------------------------------------------------------
-def help_document(
-    tool: str,
-    title: str,
-    kind: Kind,
-    description: str,
-    schema: Any,
-    *,
-    filters: Mapping[str, Any] | None = None,
-    output_listed: bool = True,
-) -> JSONObject:
-    """The ``help`` result: what the tool does and one valid example call.
-
-    ``filters``: those a filter-set instance adds now; ``output_listed``:
-    whether the listing carried the outputSchema (else it is given here).
-    """
-    properties: Mapping[str, Any] = schema.input_schema.get("properties", {})
-    growing = bool(schema.growing_filters)
-    doc: JSONObject = {
-        "tool": tool,
-        "title": title,
-        "kind": kind.value,
-        "description": description,
-        "arguments": _documented(schema),
-        "example": {
-            "name": tool,
-            "arguments": example_arguments(schema.input_schema, NAMES),
-        },
-        "protocol_arguments": {
-            name: explanation(name, growing=growing)
-            if name in _DOCS  # else a call hook's (frisian_mcp.hooks)
-            else properties[name].get("description", "")
-            for name in schema.protocol_arguments
-            if name in properties
-        },
-    }
-    every = {**(filters or {}), **schema.filter_parameters}
-    if every:
-        doc["filters"] = {name: _summary(p) for name, p in sorted(every.items())}
-    if schema.record_fields:
-        doc["record_fields"] = list(schema.record_fields)
-    if KINDS[kind].bulk and schema.body_argument is None and not schema.path_arguments:
-        doc["bulk"] = (
-            'Create many at once: {"objects": [{...}, {...}]} as the only argument; '
-            "all are saved or none."
-        )
-    if not output_listed and schema.output_schema is not None:
-        doc["output_schema"] = schema.output_schema
-    return {"help": doc}
-
-
-def _documented(schema: Any) -> list[JSONObject]:
-    """One entry per argument that is not a protocol argument."""
-    properties: Mapping[str, Any] = schema.input_schema.get("properties", {})
-    required = set(schema.input_schema.get("required", ()))
-    places = dict.fromkeys(schema.query_arguments, "query")
-    places.update(dict.fromkeys(schema.path_arguments, "path"))
-    documented = []
-    for name, prop in properties.items():
-        if name in schema.protocol_arguments:
-            continue
-        where = places.get(name, "body")
-        entry: JSONObject = {"name": name, "required": name in required, "in": where}
-        entry.update(_summary(prop))
-        relation = schema.relations.get(name)
-        if relation is not None and relation.managed:
-            entry["lookup_keys"] = [list(key) for key in relation.lookup_sets]
-        documented.append(entry)
-    return documented
-
-
-def _summary(schema: Mapping[str, Any]) -> JSONObject:
-    """Type, enum, format, bounds and description of one argument."""
-    summary: JSONObject = {}
-    types = schema_types(schema)
-    if types:
-        summary["type"] = types[0] if len(types) == 1 else types
-    keys = ("enum", "format", "maxLength", "minLength", "minimum", "maximum")
-    for key in (*keys, "default", "description"):
-        if key in schema:
-            summary[key] = schema[key]
-    items = schema.get("items")
-    item_types = schema_types(items) if isinstance(items, Mapping) else []
-    if item_types:
-        summary["items"] = item_types[0] if len(item_types) == 1 else item_types
-    return summary

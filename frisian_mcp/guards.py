@@ -17,6 +17,7 @@ from frisian_mcp import arguments, query, references
 from frisian_mcp.examples import schema_types
 from frisian_mcp.exceptions import LIST_LIMIT, ToolInputError, few, plain_name
 from frisian_mcp.schema import ToolSchema
+from frisian_mcp.tools import Tool
 from frisian_mcp.types import KINDS, Call, ErrorCode, FieldError, Kind
 from frisian_mcp.validation import as_object, coerce, suggest
 from frisian_mcp.validation import problems as schema_problems
@@ -30,9 +31,7 @@ _MAX_ENTRIES = 50
 
 
 def check(
-    tool: str,
-    kind: Kind,
-    schema: ToolSchema,
+    tool: Tool,
     args: Mapping[str, Any],
     caller: str,
     live: query.LiveFilters | None = None,
@@ -44,6 +43,9 @@ def check(
     gives the filters a filter set adds per instance, if the schema's are
     open to them.
     """
+    name, kind, schema = tool.name, tool.kind, tool.schema
+    if schema is None:  # the registry calls only tools with a schema
+        raise ValueError(f"{name} has no schema")
     call = Call(_path_kwargs(schema, args), arguments=args)
     call.input_schema = schema.input_schema
     args = arguments.without_client_keys(schema.declared, args)
@@ -53,36 +55,36 @@ def check(
         found = _validate(schema, args)
         options, rest = arguments.split(schema.protocol_arguments, args)
         call.validate_only = options.get("mode") == "validate"
-        items = _bulk_items(tool, kind, schema, rest)
+        items = _bulk_items(name, kind, schema, rest)
         if items is not None:
             # The items are checked one by one; here only the other arguments.
             others = {*options, *schema.path_arguments}
             found = [p for p in found if references.field_root(p["field"]) in others]
-            _check_undeclared(tool, schema, {}, found)
-            call.body = _checked_items(tool, schema.items or schema, items)
+            _check_undeclared(name, schema, {}, found)
+            call.body = _checked_items(name, schema.items or schema, items)
             call.bulk = True
             return call
         if kind == Kind.UPDATE:  # a record sent back: its read-only fields
             echoed = [k for k in rest if k not in schema.declared]
             call.echoed = {k: rest.pop(k) for k in echoed if k in schema.record_fields}
         to_query, to_body = _unchecked(schema, rest, call)
-        _check_undeclared(tool, schema, rest, found)
+        _check_undeclared(name, schema, rest, found)
         call.listing = listing = arguments.list_state(
-            tool, options, caller, call.path_kwargs
+            name, options, caller, call.path_kwargs
         )
         call.paged = "page" in schema.protocol_arguments
         if listing.filters or schema.query_arguments or to_query:
             growing, joined = query.growing_filters(
                 schema, listing.filters, live, call.path_kwargs
             )
-            _check_undeclared(tool, schema, {}, growing)
-            call.query = query.pairs(tool, schema, rest, listing, joined, to_query)
+            _check_undeclared(name, schema, {}, growing)
+            call.query = query.pairs(name, schema, rest, listing, joined, to_query)
         if schema.body_argument is not None:
             call.body = rest.get(schema.body_argument)
         elif schema.body_fields or to_body:
             call.body = {**_body(schema, rest), **to_body}
             if kind == Kind.CREATE:
-                _check_not_empty(tool, schema, call.body)
+                _check_not_empty(name, schema, call.body)
     except ToolInputError as exc:
         call.error = exc
     return call

@@ -28,7 +28,8 @@ from frisian_mcp.pagination import answer as paged
 from frisian_mcp.query import filter_error
 from frisian_mcp.redaction import Redact, Redactor, field_errors, host_detail
 from frisian_mcp.references import field_root
-from frisian_mcp.types import KINDS, Call, ErrorCode, FieldError, JSONObject, Kind
+from frisian_mcp.tools import Tool
+from frisian_mcp.types import Call, ErrorCode, FieldError, JSONObject
 
 __all__ = [
     "BUSY_RETRY_AFTER",
@@ -106,34 +107,22 @@ _STOCK_NOT_FOUND = re.compile(r"^No \w+ matches the given query\.$")
 _ITEM = re.compile(r"^\[(\d+)\]\.?(.*)$")
 
 
-def result(
-    tool: str,
-    kind: Kind,
-    noun: str,
-    pk: str,
-    call: Call,
-    answer: Answer,
-    known: frozenset[str] | None = None,
-) -> JSONObject:
-    """The structured result of a call, or the error its status stands for.
-
-    ``noun`` names the model in messages; ``pk`` is its key in bulk results;
-    ``known``: the tool's argument names, where a 400 may name only those.
-    """
+def result(tool: Tool, call: Call, answer: Answer) -> JSONObject:
+    """The structured result of a call, or the error its status stands for."""
     if answer.status >= 400:
-        raise _error(tool, noun, call, answer, known)
-    data = answer.data
+        raise _error(tool, call, answer)
+    data, row = answer.data, tool.endpoint.row
     if call.validate_only:
         report = results.validation(data, len(call.body) if call.bulk else None)
         report["validation"].update(call.notes)
         return report
-    if call.bulk and KINDS[kind].bulk:
-        return results.bulk(data, pk)
-    if KINDS[kind].result == "deleted" and data is None:
+    if call.bulk and row.bulk:
+        return results.bulk(data, tool.subject()[1])
+    if row.result == "deleted" and data is None:
         return results.deleted()
     if data is None:
         return {}
-    data = paged(tool, kind, call, data)
+    data = paged(tool.name, tool.kind, call, data)
     if not isinstance(data, dict | list):
         data = plain(data)  # inside a dict or list: replies.tool_result
     return dict(data) if isinstance(data, dict) else {"result": data}
@@ -194,9 +183,8 @@ def _again(tool: str | None, code: ErrorCode, message: str) -> ToolExecutionErro
     )
 
 
-def _error(
-    tool: str, noun: str, call: Call, answer: Answer, known: frozenset[str] | None
-) -> Exception:
+def _error(tool: Tool, call: Call, answer: Answer) -> Exception:
+    """The error a status stands for; a 400 names the fields at fault."""
     status = answer.status
     redact = Redactor(
         [call.arguments, call.body, call.path_kwargs, [v for _, v in call.query]],
@@ -204,7 +192,7 @@ def _error(
         answer.view,
     )
     if status == 400:
-        return _rejected(tool, call, answer, redact, known)
+        return _rejected(tool, call, answer, redact)
     failed = status >= 500
     code, message, hint = STATUSES.get(
         status,
@@ -216,6 +204,7 @@ def _error(
         ),
     )
     extra: JSONObject = {}
+    noun = tool.subject()[0]
     if answer.violation is None:
         message = message.format(noun=noun)
     else:  # the rule the database applied, and the model that refused
@@ -236,7 +225,7 @@ def _error(
     return (ToolRefused if refused else ToolExecutionError)(
         message,
         code=code,
-        tool=tool,
+        tool=tool.name,
         hint=hint,
         recoverable=status in _RECOVERABLE,
         retry_after=retry_after,
@@ -251,22 +240,17 @@ def _only_field(conflicts: list[FieldError] | None) -> str | None:
     return names.pop() if len(names) == 1 else None
 
 
-def _rejected(
-    tool: str,
-    call: Call,
-    answer: Answer,
-    redact: Redact,
-    known: frozenset[str] | None,
-) -> ToolInputError:
+def _rejected(tool: Tool, call: Call, answer: Answer, redact: Redact) -> ToolInputError:
     """A 400 as field errors; per item for a bulk body. A field the tool does
-    not take (``known``) is a dead end: its schema is incomplete, which the
-    operator can fix and the agent cannot."""
+    not take (its ``field_names``) is a dead end: its schema is incomplete,
+    which the operator can fix and the agent cannot."""
     fields = field_errors(answer.data, redact)
     if call.body is None and call.listing.filters:
         fields = [filter_error(entry, call.listing.filters) for entry in fields]
     if not call.bulk:
         names = few(dict.fromkeys(f["field"] for f in fields)) or "the data"
-        message, fix = f"{tool} rejected the data:", f"fix {names} and call again."
+        message = f"{tool.name} rejected the data:"
+        fix = f"fix {names} and call again."
         hint = (
             "Each entry of 'fields' names a field, a DRF error code and what is wrong."
         )
@@ -278,12 +262,13 @@ def _rejected(
         undone = "" if "ids" in call.notes else "; nothing was written"
         plural = "s" if len(indexes) != 1 else ""
         message = (
-            f"{tool} rejected {len(indexes) or 'some'} item{plural} of the bulk "
+            f"{tool.name} rejected {len(indexes) or 'some'} item{plural} of the bulk "
             f"body{shown}{undone}."
         )
         fix = "Fix the listed fields and send the whole list again."
         hint = "Each entry of 'fields' names an item index, a field and what is wrong."
-    lacking = _lacking(fields, known)
+    schema = tool.schema
+    lacking = _lacking(fields, schema.field_names if schema is not None else None)
     if lacking:
         them = "it" if len(lacking) == 1 else "them"
         fix = (
@@ -300,7 +285,7 @@ def _rejected(
     return ToolInputError(
         f"{message} {fix}",
         code=ErrorCode.VALIDATION_FAILED,
-        tool=tool,
+        tool=tool.name,
         fields=fields,
         hint=hint,
         recoverable=not lacking,

@@ -17,7 +17,7 @@ import threading
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from frisian_mcp import arguments, guards, invocation, outcomes
+from frisian_mcp import arguments, guards, invocation, manual, outcomes
 from frisian_mcp.conf import mcp_settings, on_change
 from frisian_mcp.credentials import served
 from frisian_mcp.discovery import assign_names, get_discovery_backend, selected
@@ -241,16 +241,9 @@ class ToolRegistry:
         self._check_grant(tool, context)
         if args.get("help") is True and "help" in schema.protocol_arguments:
             self._must_see(tool, context)
-            return arguments.help_document(
-                tool.name,
-                tool.title,
-                tool.kind,
-                tool.description,
-                schema,
-                filters=live({}) if schema.growing_filters else None,
-                output_listed="outputSchema" in (tool.definition() or {}),
-            )
-        call = guards.check(tool.name, tool.kind, schema, args, context.caller, live)
+            filters = live({}) if schema.growing_filters else None
+            return manual.help_document(tool, filters)
+        call = guards.check(tool, args, context.caller, live)
         if call.error and len(call.path_kwargs) < len(tool.endpoint.path_variables):
             # No URL names a row without every path argument: its view has
             # nothing to check first (and would see placeholders).
@@ -263,10 +256,7 @@ class ToolRegistry:
                     text = json.dumps({"unchecked": call.unchecked})
                     answer.data["content"].append({"type": "text", "text": text})
                 return answer.data  # a file's content blocks (ADR 0027)
-            noun, pk = tool.subject()
-            result = outcomes.result(
-                tool.name, tool.kind, noun, pk, call, answer, schema.field_names
-            )
+            result = outcomes.result(tool, call, answer)
         except outcomes.ToolRefused:
             # A tool listed to the caller answers as its view did (its
             # permission class may read the URL, which a listing cannot);
