@@ -2,16 +2,18 @@
 
 A protocol argument steers a call and never reaches the serializer: ``help``,
 ``mode`` (``validate`` writes nothing), ``filters``, ``page``, ``page_size``,
-``continuation_token`` and ``filter_keys``. Schemas declare exactly these
-(so they can be strict) and :func:`split` strips exactly these. Tokens, for
-list pages and for ``tools/list`` cursors, come from the one signer here.
+``continuation_token`` and ``filter_keys``, one :class:`ProtocolArgument`
+row each in :data:`ARGUMENTS`; extras add their own rows (ADR 0042).
+Schemas declare exactly the rows a kind takes (so they can be strict) and
+:func:`split` strips exactly these. List pages carry the one signer's tokens.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 from frisian_mcp.conf import mcp_settings
 from frisian_mcp.exceptions import ToolInputError
@@ -19,13 +21,16 @@ from frisian_mcp.tokens import FOREIGN, BadToken, sign, unsign
 from frisian_mcp.types import KINDS, Call, ErrorCode, JSONObject, Kind, ListState
 
 __all__ = [
+    "ARGUMENTS",
     "CLIENT_KEYS",
     "NAMES",
     "BadToken",
+    "Facts",
+    "ProtocolArgument",
     "declared_for",
-    "explanation",
     "finish",
     "list_state",
+    "register",
     "sign",
     "split",
     "unsign",
@@ -33,45 +38,132 @@ __all__ = [
 ]
 
 
-#: Names of every protocol argument (which kinds take each: types.KINDS).
+class Facts(NamedTuple):
+    """What a tool gives its protocol arguments' schemas: its filters (and
+    whether its filter sets add more per instance) and its record's fields."""
+
+    filters: Mapping[str, Any] = {}
+    record_fields: tuple[str, ...] = ()
+    growing: bool = False
+
+
+@dataclass(frozen=True)
+class ProtocolArgument:
+    """One protocol argument, said once: its schema, its one sentence in the
+    listing and its explanation in ``help`` (docs/listing.md).
+
+    ``schema``: a JSON Schema, or one made from the tool's :class:`Facts`
+    (``None``: the tool has nothing for the argument to name). ``help`` may
+    name ``{size}`` and ``{top}``, the ``PAGE_SIZE`` and ``MAX_PAGE_SIZE``.
+    """
+
+    name: str
+    schema: JSONObject | Callable[[Facts], JSONObject | None]
+    listing: str
+    help: str
+
+    def declared(self, facts: Facts | None = None) -> JSONObject | None:
+        """The argument's property in an inputSchema, with its sentence."""
+        facts = facts or Facts()
+        made = self.schema
+        schema = made(facts) if callable(made) else copy.deepcopy(made)
+        if schema is None:
+            return None
+        grows = facts.growing and self.name == "filters"
+        return {**schema, "description": _GROWING[0] if grows else self.listing}
+
+    def explained(self, *, growing: bool = False) -> str:
+        """The argument's explanation, for ``help``."""
+        text = self.help.format(
+            size=mcp_settings.PAGE_SIZE, top=mcp_settings.MAX_PAGE_SIZE
+        )
+        return text + _GROWING[1] if growing and self.name == "filters" else text
+
+
+def _filters(facts: Facts) -> JSONObject | None:
+    if not (facts.filters or facts.growing):
+        return None
+    names = sorted(facts.filters)
+    return {
+        "type": "object",
+        "properties": {name: facts.filters[name] for name in names},
+        "additionalProperties": copy.deepcopy(_ANY_FILTER) if facts.growing else False,
+    }
+
+
+def _page_size(facts: Facts) -> JSONObject:
+    top, size = mcp_settings.MAX_PAGE_SIZE, mcp_settings.PAGE_SIZE
+    return {"type": "integer", "minimum": 1, "maximum": top, "default": size}
+
+
+def _filter_keys(facts: Facts) -> JSONObject | None:
+    if not facts.record_fields:
+        return None
+    keys = {"type": "string", "enum": list(facts.record_fields)}
+    return {"type": "array", "items": keys, "minItems": 1, "uniqueItems": True}
+
+
+#: The protocol arguments by name; which kinds take each: ``KINDS``.
+ARGUMENTS: dict[str, ProtocolArgument] = {
+    row.name: row
+    for row in (
+        ProtocolArgument(
+            "help",
+            {"type": "boolean"},
+            "true: only document this tool.",
+            "true: return this tool's documentation (arguments, lookups, "
+            "filters, an example call) instead of running it.",
+        ),
+        ProtocolArgument(
+            "mode",
+            {"type": "string", "enum": ["execute", "validate"], "default": "execute"},
+            "validate: check, write nothing.",
+            '"validate": run every check and the API\'s own validation and '
+            'report what would be written, writing nothing; "execute" '
+            "(default) writes.",
+        ),
+        ProtocolArgument(
+            "filters",
+            _filters,
+            "Filters, by key.",
+            "Filter, search and ordering parameters, applied by the API's own "
+            "filter backends. Only the keys listed under 'filters' are accepted.",
+        ),
+        ProtocolArgument(
+            "page",
+            {"type": "integer", "minimum": 1, "default": 1},
+            "Page number.",
+            "Page number to return, starting at 1 (default 1).",
+        ),
+        ProtocolArgument(
+            "page_size",
+            _page_size,
+            "Rows per page.",
+            "Rows per page (default {size}, at most {top}).",
+        ),
+        ProtocolArgument(
+            "continuation_token",
+            {"type": "string", "minLength": 1},
+            "A result's next_token: its next page.",
+            "The next_token of a previous result: returns the next page with "
+            "the same filters, page size and filter_keys.",
+        ),
+        ProtocolArgument(
+            "filter_keys",
+            _filter_keys,
+            "Return only these record fields.",
+            "Return only these fields of each record, to keep responses small.",
+        ),
+    )
+}
+#: Names of the core's protocol arguments (which kinds take each: KINDS).
 NAMES = frozenset(name for row in KINDS.values() for name in row.arguments)
 #: Keys some MCP clients add inside ``arguments`` on every call: dropped
 #: unless the tool declares the name (docs/index.md, "Keys clients add").
 CLIENT_KEYS = frozenset({"_meta", "toolCallId"})
 #: The arguments of every tool that pages.
 _PAGING = ("page", "page_size", "continuation_token")
-
-
-#: Each protocol argument's one-sentence description in the listing, and
-#: its full explanation in ``help`` (docs/listing.md).
-_DOCS = {
-    "help": (
-        "true: only document this tool.",
-        "true: return this tool's documentation (arguments, lookups, filters, "
-        "an example call) instead of running it.",
-    ),
-    "mode": (
-        "validate: check, write nothing.",
-        '"validate": run every check and the API\'s own validation and report '
-        'what would be written, writing nothing; "execute" (default) writes.',
-    ),
-    "filters": (
-        "Filters, by key.",
-        "Filter, search and ordering parameters, applied by the API's own filter "
-        "backends. Only the keys listed under 'filters' are accepted.",
-    ),
-    "page": ("Page number.", "Page number to return, starting at 1 (default 1)."),
-    "page_size": ("Rows per page.", "Rows per page (default {size}, at most {top})."),
-    "continuation_token": (
-        "A result's next_token: its next page.",
-        "The next_token of a previous result: returns the next page with the "
-        "same filters, page size and filter_keys.",
-    ),
-    "filter_keys": (
-        "Return only these record fields.",
-        "Return only these fields of each record, to keep responses small.",
-    ),
-}
+#: The ``filters`` of a view whose filter sets add filters per instance.
 _GROWING = (
     "Filters, by key; help lists those added per instance.",
     " Filter sets of this API add filters per instance (such as one per "
@@ -85,67 +177,22 @@ _ANY_FILTER = {
 }
 
 
+def register(*rows: ProtocolArgument) -> None:
+    """Add an extra's protocol arguments to :data:`ARGUMENTS` (its
+    ``AppConfig.ready()``); a call hook declares them where it adds them."""
+    for row in rows:
+        ARGUMENTS.setdefault(row.name, row)
+
+
 def declared_for(
-    kind: Kind,
-    filters: Mapping[str, Any],
-    record_fields: tuple[str, ...],
-    *,
-    growing: bool = False,
-    paged: bool = False,
+    kind: Kind, facts: Facts, *, paged: bool = False
 ) -> dict[str, JSONObject]:
-    """``{name: schema}`` of the protocol arguments a tool of ``kind`` takes.
-
-    ``growing``: the view's filter sets add filters per instance, so the
-    ``filters`` object takes keys beyond ``filters``, checked per call.
-    ``paged``: a tool of another kind pages too (a GET action REST pages).
-    """
-    filtering: JSONObject | None = None
-    if filters or growing:
-        filtering = {
-            "type": "object",
-            "properties": {name: filters[name] for name in sorted(filters)},
-            "additionalProperties": copy.deepcopy(_ANY_FILTER) if growing else False,
-        }
-    schemas: dict[str, JSONObject | None] = {
-        "help": {"type": "boolean"},
-        "mode": {
-            "type": "string",
-            "enum": ["execute", "validate"],
-            "default": "execute",
-        },
-        "filters": filtering,
-        "page": {"type": "integer", "minimum": 1, "default": 1},
-        "page_size": {
-            "type": "integer",
-            "minimum": 1,
-            "maximum": mcp_settings.MAX_PAGE_SIZE,
-            "default": mcp_settings.PAGE_SIZE,
-        },
-        "continuation_token": {"type": "string", "minLength": 1},
-        "filter_keys": {
-            "type": "array",
-            "items": {"type": "string", "enum": list(record_fields)},
-            "minItems": 1,
-            "uniqueItems": True,
-        }
-        if record_fields
-        else None,
-    }
-    declared = {}
-    for name, schema in schemas.items():
-        takes = name in KINDS[kind].arguments or (paged and name in _PAGING)
-        if schema is not None and takes:
-            short = _GROWING[0] if growing and name == "filters" else _DOCS[name][0]
-            declared[name] = {**schema, "description": short}
-    return declared
-
-
-def explanation(name: str, *, growing: bool = False) -> str:
-    """The full explanation of protocol argument ``name``, for ``help``."""
-    text = _DOCS[name][1].format(
-        size=mcp_settings.PAGE_SIZE, top=mcp_settings.MAX_PAGE_SIZE
-    )
-    return text + _GROWING[1] if growing and name == "filters" else text
+    """``{name: property}`` of the protocol arguments a tool of ``kind``
+    takes; ``paged``: a tool of another kind pages too (a GET action REST
+    pages)."""
+    names = KINDS[kind].arguments + (_PAGING if paged else ())
+    declared = {name: ARGUMENTS[name].declared(facts) for name in names}
+    return {name: schema for name, schema in declared.items() if schema is not None}
 
 
 def split(

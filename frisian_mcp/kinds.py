@@ -37,7 +37,8 @@ class Kind(enum.StrEnum):
 @dataclass(frozen=True)
 class KindRow:
     """Every fact one kind of tool implies (ADR 0029): its ToolAnnotations
-    (but the title), the protocol arguments it takes, the OAuth scope that
+    (but the title), the protocol arguments it takes (by their names in
+    ``frisian_mcp.arguments.ARGUMENTS``, ADR 0042), the OAuth scope that
     unlocks it by default, the shape of its stock result (``None``: the
     view's own) and whether a list under an undeclared bulk key is a bulk
     body (a create's ``{"objects": [...]}``)."""

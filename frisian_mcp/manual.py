@@ -1,7 +1,7 @@
 """A tool's manual: what ``help: true`` answers instead of running it.
 
 What the tool does, each argument (where it goes, its type, its lookups),
-its protocol arguments explained (:mod:`~frisian_mcp.arguments`),
+its protocol arguments explained (:data:`~frisian_mcp.arguments.ARGUMENTS`),
 its filters and one valid example call. It sits above :mod:`~frisian_mcp.tools`,
 so it takes the :class:`~frisian_mcp.tools.Tool` whole.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from frisian_mcp.arguments import NAMES, explanation
+from frisian_mcp.arguments import ARGUMENTS, NAMES
 from frisian_mcp.examples import example_arguments, schema_types
 from frisian_mcp.schema import ToolSchema
 from frisian_mcp.tools import Tool
@@ -42,8 +42,8 @@ def help_document(tool: Tool, filters: Mapping[str, Any] | None = None) -> JSONO
             "arguments": example_arguments(schema.input_schema, NAMES),
         },
         "protocol_arguments": {
-            name: explanation(name, growing=growing)
-            if name in NAMES  # else a call hook's own (frisian_mcp.hooks)
+            name: ARGUMENTS[name].explained(growing=growing)
+            if name in ARGUMENTS  # else a call hook's own (frisian_mcp.hooks)
             else properties[name].get("description", "")
             for name in schema.protocol_arguments
             if name in properties

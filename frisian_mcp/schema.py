@@ -182,9 +182,8 @@ class SchemaBuilder:
         )
         growing = any(filtersets.grows_filters(cls) for _, cls in sets or ())
         paged = pages(endpoint, view, auto)
-        protocol = arguments.declared_for(
-            endpoint.kind, url.filters, record_fields, growing=growing, paged=paged
-        )
+        facts = arguments.Facts(url.filters, record_fields, growing)
+        protocol = arguments.declared_for(endpoint.kind, facts, paged=paged)
         for name, schema in protocol.items():
             properties.setdefault(name, schema)
         input_schema: dict[str, Any] = {"type": "object", "properties": properties}

@@ -325,6 +325,19 @@ def test_a_modern_client_without_elicitation_gets_a_token() -> None:
     assert Contact.objects.filter(pk=contact.pk).exists()
 
 
+def test_the_extras_mode_is_the_cores_own(mcp: MCPTestClient) -> None:
+    """The extra adds the core's ``mode`` row, not a copy (ADR 0042)."""
+    tools = {t["name"]: t for t in mcp.list_tools()}
+    destroy = tools["contacts__destroy"]["inputSchema"]["properties"]
+    create = tools["contacts__create"]["inputSchema"]["properties"]
+    assert destroy["mode"] == create["mode"]
+    result = mcp.call_tool("contacts__destroy", {"help": True})
+    explained = result["structuredContent"]["help"]["protocol_arguments"]
+    created = mcp.call_tool("contacts__create", {"help": True})
+    core = created["structuredContent"]["help"]["protocol_arguments"]
+    assert explained["mode"] == core["mode"]
+
+
 def test_help_explains_confirm(mcp: MCPTestClient) -> None:
     result = mcp.call_tool("contacts__destroy", {"help": True})
     documented = result["structuredContent"]["help"]["protocol_arguments"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from frisian_mcp.arguments import NAMES
+from frisian_mcp.arguments import ARGUMENTS, NAMES
 from frisian_mcp.kinds import KINDS
 from frisian_mcp.registry import get_registry
 from frisian_mcp.testing import MCPTestClient
@@ -50,3 +50,12 @@ def test_a_row_reads_only_when_it_neither_writes_nor_destroys() -> None:
         assert hints["readOnlyHint"] is (row.scope == "read")
         assert hints["readOnlyHint"] or "destructiveHint" in hints
         assert row.bulk is (row.kind == "create")
+
+
+def test_every_argument_a_kind_takes_has_one_row() -> None:
+    """Each protocol argument is said once, in ``ARGUMENTS`` (ADR 0042)."""
+    assert set(ARGUMENTS) >= NAMES
+    for name, row in ARGUMENTS.items():
+        assert row.name == name
+        assert len(row.listing) <= 60 or name not in NAMES
+        assert len(row.explained()) > len(row.listing)

@@ -17,7 +17,10 @@ class ConfirmConfig(AppConfig):
     def ready(self) -> None:
         """Add the confirmation hook to the call hooks: the extra works by
         being installed, for the tools ``CONFIRM`` names (ADR 0032)."""
+        from frisian_mcp.arguments import register
+        from frisian_mcp.contrib.confirm.hooks import CONFIRM
         from frisian_mcp.hooks import provide
 
         hook = "frisian_mcp.contrib.confirm.hooks.ConfirmationHook"
         provide(self.name, "CALL_HOOKS", hook)
+        register(CONFIRM)  # its help text (frisian_mcp.manual)

@@ -33,7 +33,7 @@ from frisian_mcp.schema import ToolSchema
 from frisian_mcp.tools import Tool
 from frisian_mcp.types import Call, CallContext, ErrorCode, JSONObject
 
-__all__ = ["ConfirmationHook", "needs_confirmation"]
+__all__ = ["CONFIRM", "ConfirmationHook", "needs_confirmation"]
 
 logger = logging.getLogger("frisian_mcp")
 _PURPOSE = "confirm"
@@ -45,20 +45,16 @@ NOTICE = (
     "user and, once they agree, send the same arguments again with confirm set "
     "to the token."
 )
-_ARGUMENTS: dict[str, JSONObject] = {
-    "confirm": {
-        "type": "string",
-        "minLength": 1,
-        "description": "The token of a confirmation_required answer, once the "
-        "user agreed: runs this same call.",
-    },
-    "mode": {
-        "type": "string",
-        "enum": ["execute", "validate"],
-        "default": "execute",
-        "description": "validate: check, write nothing.",
-    },
-}
+#: ``confirm``, the extra's own protocol argument; registered by its app.
+CONFIRM = arguments.ProtocolArgument(
+    "confirm",
+    {"type": "string", "minLength": 1},
+    "The token of a confirmation_required answer, once the user agreed: runs "
+    "this same call.",
+    "The token of a confirmation_required answer: send it with the same "
+    "arguments, once the user agreed, to run the call. A token is good once, "
+    "for this caller, tool, arguments and row, within CONFIRM_MAX_AGE seconds.",
+)
 
 
 def needs_confirmation(tool: Tool) -> bool:
@@ -86,7 +82,8 @@ class ConfirmationHook(BaseCallHook):
         if not needs_confirmation(tool):
             return schema
         properties = dict(schema.input_schema.get("properties", {}))
-        added = {k: v for k, v in _ARGUMENTS.items() if k not in properties}
+        rows = (CONFIRM, arguments.ARGUMENTS["mode"])  # mode: the core's row
+        added = {r.name: r.declared() for r in rows if r.name not in properties}
         return dataclasses.replace(
             schema,
             input_schema={**schema.input_schema, "properties": properties | added},
