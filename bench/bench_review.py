@@ -393,7 +393,7 @@ STAGES = (
     ("atomic_exit", "django.db.transaction:Atomic.__exit__"),
     ("references", "frisian_mcp.references:resolve"),
     ("outcome", "frisian_mcp.outcomes:result"),
-    ("finish", "frisian_mcp.arguments:finish"),
+    ("finish", "frisian_mcp.results:finish"),
     ("tool_result", "frisian_mcp.jsonrpc:_Exchange.tool_result"),
     ("render", "frisian_mcp.views:_render"),
 )
@@ -421,7 +421,7 @@ ROWS = (
     ("write transaction: COMMIT (Atomic.__exit__)", ("atomic_exit",), ()),
     ("lookup objects (references.resolve)", ("references",), ()),
     ("result shaping (outcomes.result)", ("outcome",), ()),
-    ("result finishing (arguments.finish)", ("finish",), ()),
+    ("result finishing (results.finish)", ("finish",), ()),
     ("MCP glue not timed above (dispatch, logging, envelope)",
      ("mcp_view", "-drf_dispatch", "-authenticate", "-read", "-parse", "-select",
       "-scope", "-guards", "-build_request", "-resolve", "-view_setup",

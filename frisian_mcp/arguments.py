@@ -28,8 +28,8 @@ __all__ = [
     "Facts",
     "ProtocolArgument",
     "declared_for",
-    "finish",
     "list_state",
+    "next_token",
     "register",
     "sign",
     "split",
@@ -307,41 +307,14 @@ def _token_error(tool: str, reason: str) -> ToolInputError:
     )
 
 
-def finish(
-    tool: str, kind: Kind, call: Call, structured: JSONObject, caller: str
-) -> JSONObject:
-    """Project records onto ``filter_keys``; add a page's ``next_token``,
-    and the names of the arguments sent unchecked (ADR 0030)."""
+def next_token(tool: str, call: Call, caller: str, page: int, size: int) -> str:
+    """The ``continuation_token`` of page ``page`` of ``size`` rows after
+    ``call``'s: what :func:`list_state` reads back."""
     listing = call.listing
-    keys = listing.filter_keys
-    rows = structured.get("results") if call.paged else None
-    if not isinstance(rows, list):
-        structured = _project(structured, keys)
-    else:
-        if keys:
-            structured["results"] = [_project(row, keys) for row in rows]
-        if structured.get("has_more") is True:
-            page = int(structured.get("page", listing.page)) + 1
-            size = int(structured.get("page_size", listing.page_size))
-            if call.next_query:  # a host's page: its size is in its link
-                size = listing.page_size
-            payload: JSONObject = {"t": tool, "u": caller, "f": listing.filters}
-            payload.update(k=keys, p=page, s=size)
-            if call.next_query:  # the pairs a host's own paginator reads
-                payload["q"] = call.next_query
-            if call.path_kwargs:  # bound to its parent (issue 25 item 13)
-                payload["a"] = call.path_kwargs
-            structured["next_token"] = sign("continuation_token", payload)
-    if call.unchecked:
-        # A view's own "unchecked" key stays its own, under "result".
-        if "unchecked" in structured:
-            structured = {"result": structured}
-        structured["unchecked"] = call.unchecked
-    return structured
-
-
-def _project(record: Any, keys: list[str] | None) -> Any:
-    """``record`` with only ``keys`` (anything but an object stays)."""
-    if keys and isinstance(record, Mapping):
-        return {key: record[key] for key in keys if key in record}
-    return record
+    payload: JSONObject = {"t": tool, "u": caller, "f": listing.filters}
+    payload.update(k=listing.filter_keys, p=page, s=size)
+    if call.next_query:  # the pairs a host's own paginator reads
+        payload["q"] = call.next_query
+    if call.path_kwargs:  # bound to its parent (issue 25 item 13)
+        payload["a"] = call.path_kwargs
+    return sign("continuation_token", payload)

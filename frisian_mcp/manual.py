@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from frisian_mcp import results
 from frisian_mcp.arguments import ARGUMENTS, NAMES
 from frisian_mcp.examples import example_arguments, schema_types
 from frisian_mcp.schema import ToolSchema
@@ -63,7 +64,7 @@ def help_document(tool: Tool, filters: Mapping[str, Any] | None = None) -> JSONO
     listed = "outputSchema" in (tool.definition() or {})
     if not listed and schema.output_schema is not None:
         doc["output_schema"] = schema.output_schema
-    return {"help": doc}
+    return results.helped(doc)
 
 
 def _documented(schema: ToolSchema) -> list[JSONObject]:

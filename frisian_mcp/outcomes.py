@@ -23,7 +23,6 @@ from rest_framework.settings import api_settings
 from frisian_mcp import results
 from frisian_mcp.collisions import Violation
 from frisian_mcp.exceptions import ToolExecutionError, ToolInputError, few, plain_name
-from frisian_mcp.jsonschema import plain
 from frisian_mcp.pagination import answer as paged
 from frisian_mcp.query import filter_error
 from frisian_mcp.redaction import Redact, Redactor, field_errors, host_detail
@@ -113,19 +112,15 @@ def result(tool: Tool, call: Call, answer: Answer) -> JSONObject:
         raise _error(tool, call, answer)
     data, row = answer.data, tool.endpoint.row
     if call.validate_only:
-        report = results.validation(data, len(call.body) if call.bulk else None)
-        report["validation"].update(call.notes)
-        return report
+        count = len(call.body) if call.bulk else None
+        return results.validation(data, count, call.notes)
     if call.bulk and row.bulk:
         return results.bulk(data, tool.subject()[1])
     if row.result == "deleted" and data is None:
         return results.deleted()
-    if data is None:
-        return {}
-    data = paged(tool.name, tool.kind, call, data)
-    if not isinstance(data, dict | list):
-        data = plain(data)  # inside a dict or list: replies.tool_result
-    return dict(data) if isinstance(data, dict) else {"result": data}
+    if data is not None:
+        data = paged(tool.name, tool.kind, call, data)
+    return results.record(data)
 
 
 def refused_query(tool: str, exc: Exception) -> ToolExecutionError:

@@ -31,6 +31,7 @@ from rest_framework.pagination import (
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 
+from frisian_mcp import results
 from frisian_mcp.exceptions import HostError, ToolInputError, host_call
 from frisian_mcp.types import Call, Endpoint, ErrorCode, JSONObject, Kind, ListState
 
@@ -57,13 +58,7 @@ def page(rows: Any, listing: ListState) -> JSONObject:
     start = (listing.page - 1) * listing.page_size
     # Past the end nothing is queried: a huge page would overflow OFFSET.
     chunk = list(rows[start : start + listing.page_size]) if start < count else []
-    return {
-        "results": chunk,
-        "count": count,
-        "page": listing.page,
-        "page_size": listing.page_size,
-        "has_more": start + len(chunk) < count,
-    }
+    return results.page(chunk, count, listing)
 
 
 class ToolPagination(BasePagination):

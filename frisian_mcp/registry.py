@@ -17,7 +17,7 @@ import threading
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from frisian_mcp import arguments, guards, invocation, manual, outcomes
+from frisian_mcp import guards, invocation, manual, outcomes, results
 from frisian_mcp.conf import mcp_settings, on_change
 from frisian_mcp.credentials import served
 from frisian_mcp.discovery import assign_names, get_discovery_backend, selected
@@ -265,7 +265,7 @@ class ToolRegistry:
             if seen(tool):
                 raise
             raise self.unknown_tool(name, seen) from None
-        return arguments.finish(tool.name, tool.kind, call, result, context.caller)
+        return results.finish(tool.name, call, result, context.caller)
 
     def _check_grant(self, tool: Tool, context: CallContext) -> None:
         """The credential's grant refuses a tool; a hidden one is unknown."""

@@ -1,11 +1,12 @@
-"""Results: the shapes of a tool's ``structuredContent``, beside their schemas.
+"""Results: each shape of a tool's ``structuredContent``, its schema beside it.
 
 A stock action answers a record, a page of records or ``{"deleted": true}``;
 a bulk create ``{"created": n, ...}``; a ``mode: "validate"`` call a
-``validation`` report; ``help`` its document. :func:`output_schema`
-declares exactly the shapes a tool can answer, which clients check every
-non-error result against (MCP 2025-11-25 server/tools "Output Schema",
-ADR 0038).
+``validation`` report; ``help`` its document. Each shape's schema and the
+one function that writes it sit together here, so they cannot drift
+(ADR 0042); :func:`output_schema` declares exactly the shapes a tool can
+answer, which clients check every non-error result against (MCP 2025-11-25
+server/tools "Output Schema", ADR 0038).
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ from typing import Any
 
 from django.db.models import Manager, Model, QuerySet
 
+from frisian_mcp.arguments import next_token
 from frisian_mcp.conf import mcp_settings
 from frisian_mcp.jsonschema import plain
-from frisian_mcp.types import JSONObject
+from frisian_mcp.types import Call, Endpoint, JSONObject, ListState
 
 __all__ = [
     "DELETED",
@@ -28,8 +30,13 @@ __all__ = [
     "bulk",
     "bulk_shape",
     "deleted",
+    "finish",
+    "helped",
     "output_schema",
+    "page",
     "page_shape",
+    "record",
+    "shapes",
     "validation",
 ]
 
@@ -40,20 +47,54 @@ def _object(properties: JSONObject, *required: str) -> JSONObject:
 
 #: A delete's answer (DRF's 204, which has no body).
 DELETED = _object({"deleted": {"type": "boolean"}}, "deleted")
-#: ``help``'s answer (:func:`frisian_mcp.arguments.help_document`).
+
+
+def deleted() -> JSONObject:
+    """A delete's answer: :data:`DELETED`."""
+    return {"deleted": True}
+
+
+#: ``help``'s answer (:func:`frisian_mcp.manual.help_document`).
 HELP = _object({"help": {"type": "object"}}, "help")
+
+
+def helped(document: JSONObject) -> JSONObject:
+    """``help``'s answer: :data:`HELP`."""
+    return {"help": document}
+
+
 #: A ``mode: "validate"`` call's answer (:func:`validation`): ``valid``,
 #: ``action``, ``written: false`` and what the action would write; extras
 #: add keys (``call.notes``: a confirmation's summary). Said briefly: every
 #: write tool lists it within ``OUTPUT_SCHEMA_LIMIT``.
 VALIDATION = _object({"validation": {"type": "object"}}, "validation")
-#: The names of the arguments a call sent unchecked (ADR 0030).
-UNCHECKED = {"type": "array", "items": {"type": "string"}}
+
+
+def validation(data: Any, count: int | None, notes: JSONObject) -> JSONObject:
+    """A ``mode: "validate"`` call's answer (:data:`VALIDATION`): what
+    would be written, with the ``notes`` of call hooks; ``count``: the
+    items of a bulk body."""
+    if count is not None:
+        report: JSONObject = {"valid": True, "action": "create", "count": count}
+        return {"validation": {**report, **notes}}
+    validated, instance = data["validated"], data["instance"]
+    report = {"valid": True, "action": "create" if instance is None else "update"}
+    if validated is None:  # a delete
+        report.update(action="delete", id=_by_key(instance.pk))
+    else:
+        report["data"] = _by_key(validated)
+    if instance is not None and validated is not None:
+        report["id"] = _by_key(instance.pk)
+        report["changed_fields"] = [
+            name
+            for name, value in validated.items()
+            if _by_key(getattr(instance, name, None)) != _by_key(value)
+        ]
+    return {"validation": {**report, "written": False, **notes}}
 
 
 def page_shape(record: JSONObject) -> JSONObject:
-    """A page of records (:func:`frisian_mcp.pagination.page`), its
-    ``next_token`` signed by :func:`frisian_mcp.arguments.finish`."""
+    """A page of records: :func:`page`, its ``next_token`` by :func:`finish`."""
     counts = {key: {"type": "integer"} for key in ("count", "page", "page_size")}
     properties: JSONObject = {"results": {"type": "array", "items": record}}
     properties |= {**counts, "has_more": {"type": "boolean"}}
@@ -61,11 +102,98 @@ def page_shape(record: JSONObject) -> JSONObject:
     return _object(properties, "results", "count", "page", "page_size", "has_more")
 
 
+def page(rows: list[Any], count: int, listing: ListState) -> JSONObject:
+    """One page (:func:`page_shape`): ``rows`` of ``count`` in all."""
+    start = (listing.page - 1) * listing.page_size
+    return {
+        "results": rows,
+        "count": count,
+        "page": listing.page,
+        "page_size": listing.page_size,
+        "has_more": start + len(rows) < count,
+    }
+
+
 def bulk_shape(record: JSONObject) -> JSONObject:
     """A bulk create's answer: :func:`bulk`."""
     records = {"type": "array", "items": record}
     properties = {"created": {"type": "integer"}, "results": records}
     return _object({**properties, "ids": {"type": "array"}}, "created")
+
+
+def bulk(data: Any, pk: str) -> JSONObject:
+    """A bulk create's answer (:func:`bulk_shape`): the objects, or their
+    ids when there are more than a page of them."""
+    rows = plain(data) if isinstance(data, list) else []
+    if len(rows) > mcp_settings.PAGE_SIZE:
+        for key in (pk, "id"):
+            if all(isinstance(row, dict) and key in row for row in rows):
+                return {"created": len(rows), "ids": [row[key] for row in rows]}
+    return {"created": len(rows), "results": rows}
+
+
+def record(data: Any) -> JSONObject:
+    """A view's answer as ``structuredContent``: a record (the schema of the
+    view's serializer) as it is, anything else under ``result``, nothing as
+    ``{}``. Always an object (MCP 2025-11-25 server/tools)."""
+    if data is None:
+        return {}
+    if not isinstance(data, dict | list):
+        data = plain(data)  # inside a dict or list: replies.tool_result
+    return dict(data) if isinstance(data, dict) else {"result": data}
+
+
+#: The names of the arguments a call sent unchecked (ADR 0030), a key of
+#: every shape of a tool that takes undeclared arguments.
+UNCHECKED = {"type": "array", "items": {"type": "string"}}
+
+
+def finish(tool: str, call: Call, structured: JSONObject, caller: str) -> JSONObject:
+    """Project records onto ``filter_keys``; add a page's ``next_token``,
+    and the names of the arguments sent unchecked (:data:`UNCHECKED`)."""
+    listing = call.listing
+    keys = listing.filter_keys
+    rows = structured.get("results") if call.paged else None
+    if not isinstance(rows, list):
+        structured = _project(structured, keys)
+    else:
+        if keys:
+            structured["results"] = [_project(row, keys) for row in rows]
+        if structured.get("has_more") is True:
+            number = int(structured.get("page", listing.page)) + 1
+            size = int(structured.get("page_size", listing.page_size))
+            # A host's page: its size is in its link.
+            size = listing.page_size if call.next_query else size
+            structured["next_token"] = next_token(tool, call, caller, number, size)
+    if call.unchecked:
+        # A view's own "unchecked" key stays its own, under "result".
+        if "unchecked" in structured:
+            structured = {"result": structured}
+        structured["unchecked"] = call.unchecked
+    return structured
+
+
+def _project(record: Any, keys: list[str] | None) -> Any:
+    """``record`` with only ``keys`` (anything but an object stays)."""
+    if keys and isinstance(record, Mapping):
+        return {key: record[key] for key in keys if key in record}
+    return record
+
+
+def shapes(
+    endpoint: Endpoint, record: JSONObject | None
+) -> tuple[JSONObject, ...] | None:
+    """The shapes a stock action answers, by its row of ``KINDS``.
+
+    ``None`` where the action is the view's own, or its record unknown.
+    """
+    row = endpoint.row
+    if not endpoint.stock or (row.result != "deleted" and record is None):
+        return None
+    if record is None:  # a delete: DRF's 204, no record
+        return (DELETED,)
+    shape = page_shape(record) if row.result == "page" else record
+    return (shape, bulk_shape(record)) if row.bulk else (shape,)
 
 
 def output_schema(
@@ -93,44 +221,6 @@ def output_schema(
 def _with(shape: JSONObject, name: str, schema: JSONObject) -> JSONObject:
     """``shape`` with one more property (a copy: records are shared)."""
     return {**shape, "properties": {**shape.get("properties", {}), name: schema}}
-
-
-def deleted() -> JSONObject:
-    """A delete's answer: :data:`DELETED`."""
-    return {"deleted": True}
-
-
-def bulk(data: Any, pk: str) -> JSONObject:
-    """A bulk create's answer: the objects, or their ids when many."""
-    rows = plain(data) if isinstance(data, list) else []
-    if len(rows) > mcp_settings.PAGE_SIZE:
-        for key in (pk, "id"):
-            if all(isinstance(row, dict) and key in row for row in rows):
-                return {"created": len(rows), "ids": [row[key] for row in rows]}
-    return {"created": len(rows), "results": rows}
-
-
-def validation(data: Any, count: int | None) -> JSONObject:
-    """A ``mode: "validate"`` call's answer (:data:`VALIDATION`): what
-    would be written; ``count``: the items of a bulk body."""
-    if count is not None:
-        return {"validation": {"valid": True, "action": "create", "count": count}}
-    validated, instance = data["validated"], data["instance"]
-    action = "create" if instance is None else "update"
-    report: JSONObject = {"valid": True, "action": action}
-    if validated is None:  # a delete
-        report.update(action="delete", id=_by_key(instance.pk))
-    else:
-        report["data"] = _by_key(validated)
-    if instance is not None and validated is not None:
-        report["id"] = _by_key(instance.pk)
-        report["changed_fields"] = [
-            name
-            for name, value in validated.items()
-            if _by_key(getattr(instance, name, None)) != _by_key(value)
-        ]
-    report["written"] = False
-    return {"validation": report}
 
 
 def _by_key(value: Any) -> Any:

@@ -210,7 +210,7 @@ class SchemaBuilder:
             protocol_arguments=tuple(protocol),
             comma_separated=frozenset(url.joined),
             record_fields=record_fields,
-            shapes=result_shapes(endpoint, record),
+            shapes=results.shapes(endpoint, record),
             growing_filters=growing,
             guessed_body=body.guessed,
             path_filled=filled,
@@ -355,19 +355,3 @@ _OPEN: dict[str, Any] = {
         "items": {"type": ["string", "number", "boolean"]},
     },
 }
-
-
-def result_shapes(
-    endpoint: Endpoint, record: dict[str, Any] | None
-) -> tuple[dict[str, Any], ...] | None:
-    """The shapes a stock action answers (:mod:`frisian_mcp.results`).
-
-    ``None`` where the action is the view's own, or its record unknown.
-    """
-    row = endpoint.row
-    if not endpoint.stock or (row.result != "deleted" and record is None):
-        return None
-    if record is None:  # a delete: DRF's 204, no record
-        return (results.DELETED,)
-    shape = results.page_shape(record) if row.result == "page" else record
-    return (shape, results.bulk_shape(record)) if row.bulk else (shape,)
