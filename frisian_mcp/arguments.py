@@ -39,8 +39,8 @@ __all__ = [
 
 
 class Facts(NamedTuple):
-    """What a tool gives its protocol arguments' schemas: its filters (and
-    whether its filter sets add more per instance) and its record's fields."""
+    """What a tool's protocol arguments name: its filters (``growing``: its
+    filter sets add more per instance) and its record's fields."""
 
     filters: Mapping[str, Any] = {}
     record_fields: tuple[str, ...] = ()
@@ -49,13 +49,10 @@ class Facts(NamedTuple):
 
 @dataclass(frozen=True)
 class ProtocolArgument:
-    """One protocol argument, said once: its schema, its one sentence in the
-    listing and its explanation in ``help`` (docs/listing.md).
-
-    ``schema``: a JSON Schema, or one made from the tool's :class:`Facts`
-    (``None``: the tool has nothing for the argument to name). ``help`` may
-    name ``{size}`` and ``{top}``, the ``PAGE_SIZE`` and ``MAX_PAGE_SIZE``.
-    """
+    """One protocol argument: its schema (or a function of the tool's
+    :class:`Facts` making it; ``None``: nothing to name), its sentence in the
+    listing and its explanation in ``help``, which may name ``{size}``,
+    ``{top}`` (the page sizes) and ``{growing}`` (docs/listing.md)."""
 
     name: str
     schema: JSONObject | Callable[[Facts], JSONObject | None]
@@ -64,31 +61,27 @@ class ProtocolArgument:
 
     def declared(self, facts: Facts | None = None) -> JSONObject | None:
         """The argument's property in an inputSchema, with its sentence."""
-        facts = facts or Facts()
         made = self.schema
-        schema = made(facts) if callable(made) else copy.deepcopy(made)
-        if schema is None:
-            return None
-        grows = facts.growing and self.name == "filters"
-        return {**schema, "description": _GROWING[0] if grows else self.listing}
+        schema = made(facts or Facts()) if callable(made) else copy.deepcopy(made)
+        if schema is not None:
+            schema.setdefault("description", self.listing)
+        return schema
 
     def explained(self, *, growing: bool = False) -> str:
         """The argument's explanation, for ``help``."""
-        text = self.help.format(
-            size=mcp_settings.PAGE_SIZE, top=mcp_settings.MAX_PAGE_SIZE
-        )
-        return text + _GROWING[1] if growing and self.name == "filters" else text
+        more = _GROWING[1] if growing else ""
+        top = mcp_settings.MAX_PAGE_SIZE
+        return self.help.format(size=mcp_settings.PAGE_SIZE, top=top, growing=more)
 
 
 def _filters(facts: Facts) -> JSONObject | None:
     if not (facts.filters or facts.growing):
         return None
-    names = sorted(facts.filters)
-    return {
-        "type": "object",
-        "properties": {name: facts.filters[name] for name in names},
-        "additionalProperties": copy.deepcopy(_ANY_FILTER) if facts.growing else False,
-    }
+    filters = {"type": "object", "properties": dict(sorted(facts.filters.items()))}
+    if not facts.growing:
+        return {**filters, "additionalProperties": False}
+    more = copy.deepcopy(_ANY_FILTER)
+    return {**filters, "additionalProperties": more, "description": _GROWING[0]}
 
 
 def _page_size(facts: Facts) -> JSONObject:
@@ -127,7 +120,8 @@ ARGUMENTS: dict[str, ProtocolArgument] = {
             _filters,
             "Filters, by key.",
             "Filter, search and ordering parameters, applied by the API's own "
-            "filter backends. Only the keys listed under 'filters' are accepted.",
+            "filter backends. Only the keys listed under 'filters' are "
+            "accepted.{growing}",
         ),
         ProtocolArgument(
             "page",

@@ -1,9 +1,6 @@
 """A tool's manual: what ``help: true`` answers instead of running it.
 
-What the tool does, each argument (where it goes, its type, its lookups),
-its protocol arguments explained (:data:`~frisian_mcp.arguments.ARGUMENTS`),
-its filters and one valid example call. It sits above :mod:`~frisian_mcp.tools`,
-so it takes the :class:`~frisian_mcp.tools.Tool` whole.
+Above :mod:`~frisian_mcp.tools`, so it takes the ``Tool`` whole (ADR 0042).
 """
 
 from __future__ import annotations

@@ -127,12 +127,8 @@ class Redactor:
         hidden = [mark == 2 for mark in marks]
         for order in (range(len(joined)), reversed(range(len(joined)))):
             for i in order:  # the caller's words joined to a hidden one
-                if (
-                    joined[i]
-                    and marks[i]
-                    and marks[i + 1]
-                    and (hidden[i] or hidden[i + 1])
-                ):
+                pair = joined[i] and marks[i] and marks[i + 1]
+                if pair and (hidden[i] or hidden[i + 1]):
                     hidden[i] = hidden[i + 1] = True
         parts, end = [], 0
         for i, token in enumerate(tokens):
@@ -318,11 +314,8 @@ def field_errors(data: Any, redact: Redact) -> list[FieldError]:
     """
     if isinstance(data, Mapping):
         listed = data.get("errors", data.get("invalid_params"))
-        if (
-            isinstance(listed, list)
-            and listed
-            and all(isinstance(e, Mapping) for e in listed)
-        ):
+        listed = listed if isinstance(listed, list) else []
+        if listed and all(isinstance(e, Mapping) for e in listed):
             return [_listed(entry, redact) for entry in listed]
         if "status" in data and ("title" in data or "type" in data):
             detail = host_detail(data, redact) or "the request is invalid"

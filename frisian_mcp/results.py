@@ -1,11 +1,6 @@
-"""Results: each shape of a tool's ``structuredContent``, its schema beside it.
-
-A stock action answers a record, a page of records or ``{"deleted": true}``;
-a bulk create ``{"created": n, ...}``; a ``mode: "validate"`` call a
-``validation`` report; ``help`` its document. Each shape's schema and the
-one function that writes it sit together here, so they cannot drift
-(ADR 0042); :func:`output_schema` declares exactly the shapes a tool can
-answer, which clients check every non-error result against (MCP 2025-11-25
+"""Results: each shape of ``structuredContent``, beside the one function
+that writes it (ADR 0042), and :func:`output_schema`, every shape a tool can
+answer, which clients check each result against (MCP 2025-11-25
 server/tools "Output Schema", ADR 0038).
 """
 
@@ -71,9 +66,8 @@ VALIDATION = _object({"validation": {"type": "object"}}, "validation")
 
 
 def validation(data: Any, count: int | None, notes: JSONObject) -> JSONObject:
-    """A ``mode: "validate"`` call's answer (:data:`VALIDATION`): what
-    would be written, with the ``notes`` of call hooks; ``count``: the
-    items of a bulk body."""
+    """A ``mode: "validate"`` call's answer: what would be written, and the
+    call hooks' ``notes``; ``count``: the items of a bulk body."""
     if count is not None:
         report: JSONObject = {"valid": True, "action": "create", "count": count}
         return {"validation": {**report, **notes}}
@@ -122,8 +116,7 @@ def bulk_shape(record: JSONObject) -> JSONObject:
 
 
 def bulk(data: Any, pk: str) -> JSONObject:
-    """A bulk create's answer (:func:`bulk_shape`): the objects, or their
-    ids when there are more than a page of them."""
+    """A bulk create's answer: the objects, or their ids past a page."""
     rows = plain(data) if isinstance(data, list) else []
     if len(rows) > mcp_settings.PAGE_SIZE:
         for key in (pk, "id"):
@@ -133,9 +126,8 @@ def bulk(data: Any, pk: str) -> JSONObject:
 
 
 def record(data: Any) -> JSONObject:
-    """A view's answer as ``structuredContent``: a record (the schema of the
-    view's serializer) as it is, anything else under ``result``, nothing as
-    ``{}``. Always an object (MCP 2025-11-25 server/tools)."""
+    """A view's answer: a record (its serializer's schema) as it is, other
+    JSON under ``result``, nothing as ``{}``; always an object."""
     if data is None:
         return {}
     if not isinstance(data, dict | list):
@@ -183,10 +175,8 @@ def _project(record: Any, keys: list[str] | None) -> Any:
 def shapes(
     endpoint: Endpoint, record: JSONObject | None
 ) -> tuple[JSONObject, ...] | None:
-    """The shapes a stock action answers, by its row of ``KINDS``.
-
-    ``None`` where the action is the view's own, or its record unknown.
-    """
+    """The shapes a stock action answers, by its row of ``KINDS``; ``None``
+    where the action is the view's own, or its record unknown."""
     row = endpoint.row
     if not endpoint.stock or (row.result != "deleted" and record is None):
         return None
