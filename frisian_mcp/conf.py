@@ -19,14 +19,11 @@ from django.dispatch import receiver
 from django.utils.module_loading import import_string
 
 from frisian_mcp.exceptions import ConfigurationError
+from frisian_mcp.types import VIEWSET_OPTION_KEYS
 
 if TYPE_CHECKING:
     from django.views import View
     from rest_framework.authentication import BaseAuthentication
-
-    from frisian_mcp.discovery import BaseDiscoveryBackend
-    from frisian_mcp.hooks import BaseCallHook
-    from frisian_mcp.visibility import BaseStore
 
 __all__ = [
     "DEFAULTS", "PROVIDED", "REMOVED_SETTINGS", "SETTINGS", "SETTINGS_NAME",
@@ -197,12 +194,12 @@ def _models(value: list[str], values: Mapping[str, Any]) -> str | None:
 
 
 def _viewset_options(value: dict[Any, Any], values: Mapping[str, Any]) -> str | None:
-    from frisian_mcp.discovery import VIEWSET_OPTION_KEYS as KEYS
-
-    fine = all(isinstance(v, dict) and set(v) <= KEYS for v in value.values())
+    fine = all(
+        isinstance(v, dict) and set(v) <= VIEWSET_OPTION_KEYS for v in value.values()
+    )
     if fine and all(isinstance(k, str) for k in value):
         return None
-    return f"must map dotted viewset paths to dicts with keys {', '.join(sorted(KEYS))}"
+    return f"must map dotted viewset paths to dicts with keys {', '.join(sorted(VIEWSET_OPTION_KEYS))}"
 
 
 class MCPSettings:
@@ -210,7 +207,7 @@ class MCPSettings:
     is a row; tests hold docs/settings.md's table equal to them."""
 
     # Discovery and naming
-    DISCOVERY_BACKEND: Setting[type[BaseDiscoveryBackend]] = Setting(
+    DISCOVERY_BACKEND: Setting[type[Any]] = Setting(
         "frisian_mcp.discovery.URLConfDiscoveryBackend",
         Import("frisian_mcp.discovery.BaseDiscoveryBackend", "E005"),
         "Class that finds the endpoints to expose.",
@@ -308,7 +305,7 @@ class MCPSettings:
     CACHE_TTL_MS: Setting[int] = Setting(
         60_000, _int(0), "ttlMs of tools/list and server/discover."
     )
-    STORE_BACKEND: Setting[type[BaseStore] | None] = Setting(
+    STORE_BACKEND: Setting[type[Any] | None] = Setting(
         None,
         Import("frisian_mcp.visibility.BaseStore", "E017") | None,
         "Where schemas and visible tools outlive the process.",
@@ -335,7 +332,7 @@ class MCPSettings:
         3600, _int(1), "Seconds a next_token stays valid."
     )
     # Call hooks and confirmation
-    CALL_HOOKS: Setting[list[type[BaseCallHook]]] = Setting(
+    CALL_HOOKS: Setting[list[type[Any]]] = Setting(
         [],
         Import("frisian_mcp.hooks.BaseCallHook", "E012", many=True),
         "Call hooks, in order.",

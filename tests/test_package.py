@@ -124,6 +124,57 @@ def test_the_core_imports_nothing_from_contrib() -> None:
     assert offenders == []
 
 
+def _core_imports() -> dict[str, set[str]]:
+    """Each core module and the core modules it imports: at module level,
+    under ``TYPE_CHECKING`` and inside functions alike."""
+    modules = {}
+    for path in sorted(CORE.rglob("*.py")):
+        if CONTRIB not in path.parents:
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            modules[".".join(parts).removesuffix(".__init__")] = path
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        graph[name] = set()
+        for imported in _imported(ast.parse(path.read_text(encoding="utf-8"))):
+            while imported and imported not in modules:
+                imported = imported.rpartition(".")[0]
+            if imported not in ("", name, "frisian_mcp"):
+                graph[name].add(imported)
+    return graph
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str]:
+    """One import cycle of ``graph`` (first module repeated last), or []."""
+    done: set[str] = set()
+
+    def visit(name: str, path: list[str]) -> list[str]:
+        if name in path:
+            return [*path[path.index(name) :], name]
+        if name in done:
+            return []
+        for imported in sorted(graph[name]):
+            if found := visit(imported, [*path, name]):
+                return found
+        done.add(name)
+        return []
+
+    return next(filter(None, (visit(name, []) for name in sorted(graph))), [])
+
+
+def test_no_import_in_the_core_runs_upward() -> None:
+    """The core's modules form layers (docs/architecture.md, "Layers"): no
+    import, type-only or inside a function, closes a circle (issue 27)."""
+    cycle = _cycle(_core_imports())
+    assert not cycle, "an import runs upward: " + " -> ".join(cycle)
+
+
+def test_the_contracts_are_typed_against_the_value_types_alone() -> None:
+    """``contracts`` (every ``Base*``) sits at the bottom: below it only the
+    settings and the value types, so every layer may subclass or call it."""
+    below = _core_imports()["frisian_mcp.contracts"]
+    assert below <= {"frisian_mcp.conf", "frisian_mcp.types"}, sorted(below)
+
+
 #: What a script loads to drive the endpoint as a client does: the testing
 #: extra, which serves nothing (and its package).
 DRIVER = ("frisian_mcp.contrib", "frisian_mcp.contrib.testing")
