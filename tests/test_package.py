@@ -175,6 +175,24 @@ def test_the_contracts_are_typed_against_the_value_types_alone() -> None:
     assert below <= {"frisian_mcp.conf", "frisian_mcp.types"}, sorted(below)
 
 
+def test_each_extra_declares_its_own_settings() -> None:
+    """The core's table holds the core's keys; each extra declares its own
+    rows, and the checks know each one's extra while it is not installed."""
+    from frisian_mcp.checks import EXTRA_KEYS
+    from frisian_mcp.conf import SETTINGS
+
+    core = {key for key, row in SETTINGS.items() if not row.app}
+    declared = {
+        key: row.app.removeprefix("frisian_mcp.contrib.")
+        for key, row in SETTINGS.items()
+        if row.app
+    }
+    assert declared, "no extra declared a setting"
+    assert {k: v for k, v in EXTRA_KEYS.items() if k not in core} == declared
+    conf = (CORE / "conf.py").read_text(encoding="utf-8")
+    assert [key for key in declared if f"{key}:" in conf] == []
+
+
 #: What a script loads to drive the endpoint as a client does: the testing
 #: extra, which serves nothing (and its package).
 DRIVER = ("frisian_mcp.contrib", "frisian_mcp.contrib.testing")
