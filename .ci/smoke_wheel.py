@@ -6,7 +6,7 @@ temporary directory. It checks the installed distribution (version, license,
 ``py.typed``, the explorer's templates and static files), writes the README's minimal project (``rest_framework`` and
 ``frisian_mcp`` installed, one model and viewset, the endpoint at ``/mcp``)
 into a temporary directory, runs ``manage.py check`` and ``migrate`` there,
-and speaks MCP to it through ``frisian_mcp.testing.MCPTestClient`` in both
+and speaks MCP to it through ``frisian_mcp.contrib.testing.MCPTestClient`` in both
 protocol eras: handshake or discovery, ``tools/list``, and a ``tools/call``
 that creates a row. Only the standard library, Django and frisian_mcp with
 its dependencies are imported.
@@ -204,7 +204,7 @@ def speak_mcp(root: Path) -> None:
     from django.test import Client
     from django.test.utils import setup_test_environment
 
-    from frisian_mcp.testing import MCPTestClient
+    from frisian_mcp.contrib.testing import MCPTestClient
 
     setup_test_environment()
     anonymous = MCPTestClient().post({"jsonrpc": "2.0", "id": 1, "method": "ping"})

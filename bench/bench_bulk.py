@@ -44,7 +44,7 @@ serializer's own ``many=True`` save costs when called directly. What it does:
       ``ContactSerializer(data=items, many=True)``, ``is_valid(
       raise_exception=True)`` and ``save()`` inside ``transaction.atomic()``;
    d. **MCP bulk in-process** (worker): the same bulk call as (a) through
-      ``frisian_mcp.testing.MCPTestClient`` (Django's test ``Client``, no
+      ``frisian_mcp.contrib.testing.MCPTestClient`` (Django's test ``Client``, no
       socket, no gunicorn), the body encoded and the response decoded off
       the clock.
 
@@ -252,7 +252,7 @@ class InProcess:
         from demo_project.contacts.models import Contact
         from demo_project.contacts.views import ContactViewSet
         from demo_project.management.commands.seed_demo import DEMO_TOKEN
-        from frisian_mcp.testing import MCPTestClient
+        from frisian_mcp.contrib.testing import MCPTestClient
 
         self.model = Contact
         self.serializer_class = ContactViewSet.serializer_class

@@ -105,9 +105,6 @@ def _setup() -> float:
     import drf_spectacular.generators
     import drf_spectacular.openapi  # noqa: F401
 
-    import frisian_mcp.registry
-    import frisian_mcp.testing  # noqa: F401
-
     _load_spectacular_extensions()
     return time.perf_counter() - start
 
@@ -240,8 +237,8 @@ def _warm(requests: int, warmup: int) -> dict[str, Any]:
     from django.test import RequestFactory
 
     from frisian_mcp import jsonrpc
+    from frisian_mcp.contrib.testing import MCPTestClient
     from frisian_mcp.registry import get_registry
-    from frisian_mcp.testing import MCPTestClient
     from frisian_mcp.types import CallContext
 
     client = MCPTestClient(protocol_version=PROTOCOL_VERSION)
@@ -317,8 +314,8 @@ def _warm(requests: int, warmup: int) -> dict[str, Any]:
 
 
 def _sizes() -> dict[str, Any]:
+    from frisian_mcp.contrib.testing import MCPTestClient
     from frisian_mcp.registry import reset_registry
-    from frisian_mcp.testing import MCPTestClient
 
     result: dict[str, Any] = {}
     for label, options in (

@@ -91,7 +91,7 @@ def _worker(kind: str, requests: int) -> dict[str, Any]:
             "mean_bytes": statistics.mean(sizes),
             "max_bytes": max(sizes),
         }
-    from frisian_mcp.testing import MCPTestClient
+    from frisian_mcp.contrib.testing import MCPTestClient
 
     client = MCPTestClient()
     client.initialize()

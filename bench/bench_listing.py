@@ -48,8 +48,8 @@ def _worker(variant: str, caller: str, requests: int) -> dict[str, Any]:
     from django.urls import get_resolver
 
     from frisian_mcp.conf import mcp_settings
+    from frisian_mcp.contrib.testing import MCPTestClient
     from frisian_mcp.invocation import Probe
-    from frisian_mcp.testing import MCPTestClient
 
     mcp_settings.reload()
     get_resolver().resolve("/mcp")  # the host's URLconf, as a request loads it

@@ -92,7 +92,7 @@ def _prime(env: dict[str, str]) -> int:
     script = (
         "import django; django.setup()\n"
         "from frisian_mcp.registry import get_registry\n"
-        "from frisian_mcp.testing import MCPTestClient\n"
+        "from frisian_mcp.contrib.testing import MCPTestClient\n"
         "registry = get_registry()\n"
         "for tool in registry: tool.schema\n"
         "registry.share_schemas()\n"

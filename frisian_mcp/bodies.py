@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.core import checks
 from drf_spectacular.openapi import AutoSchema
@@ -31,9 +31,6 @@ from frisian_mcp.fields import argument_schema
 from frisian_mcp.jsonschema import drop_required, schema_problem, to_json_schema
 from frisian_mcp.relations import Relation, relation_schema
 from frisian_mcp.types import ACTIONS, Endpoint, Kind, dotted
-
-if TYPE_CHECKING:
-    from frisian_mcp.schema import ToolSchema
 
 __all__ = [
     "BULK_ARGUMENTS",
@@ -250,7 +247,9 @@ def declared_problems(view_class: type[Any]) -> list[str]:
 
 
 def guessed_warnings(
-    tool: str, endpoint: Endpoint, schema: ToolSchema | None
+    tool: str,
+    endpoint: Endpoint,
+    schema: Any,  # a schema.ToolSchema, above
 ) -> list[checks.CheckMessage]:
     """W009 (of a built schema): a body that is a guess (ADR 0030)."""
     warning = schema.body_warning if schema is not None else None

@@ -9,7 +9,6 @@ every ``manage.py`` command runs only the cheap checks (ADR 0015).
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -28,13 +27,18 @@ from frisian_mcp.conf import (
     mcp_settings,
 )
 from frisian_mcp.exceptions import ConfigurationError, HostError, host_call
-from frisian_mcp.types import dotted
+from frisian_mcp.types import SchemaProblem, dotted
 
 if TYPE_CHECKING:
     from frisian_mcp.registry import ToolRegistry
-    from frisian_mcp.types import SchemaProblem
 
-__all__ = ["check_extras", "check_schemas", "check_settings", "check_tools"]
+__all__ = [
+    "EXTRA_KEYS",
+    "check_extras",
+    "check_schemas",
+    "check_settings",
+    "check_tools",
+]
 
 
 @checks.register()
@@ -42,17 +46,11 @@ def check_settings(
     app_configs: Iterable[Any] | None = None, **kwargs: Any
 ) -> list[checks.CheckMessage]:
     """Check the ``FRISIAN_MCP`` dict against the settings table (conf.py)."""
-    user = getattr(settings, SETTINGS_NAME, None)
-    if user is None:
-        user = {}
-    if not isinstance(user, dict):
-        return [
-            checks.Error(
-                f"settings.{SETTINGS_NAME} must be a dict, not {type(user).__name__}.",
-                hint=f"Write {SETTINGS_NAME} = {{...}} with keys from docs/settings.md.",
-                id="frisian_mcp.E001",
-            )
-        ]
+    try:
+        user = mcp_settings.user_settings
+    except ConfigurationError as exc:
+        hint = f"Write {SETTINGS_NAME} = {{...}} with keys from docs/settings.md."
+        return [checks.Error(str(exc), hint=hint, id="frisian_mcp.E001")]
     return _check_keys(user) or _check_classes(user) + _check_values(user)
 
 
@@ -68,7 +66,7 @@ def _check_keys(user: dict[str, Any]) -> list[checks.CheckMessage]:
                     id="frisian_mcp.E003",
                 )
             )
-        elif key not in SETTINGS:
+        elif key not in SETTINGS and key not in EXTRA_KEYS:
             close = difflib.get_close_matches(str(key), SETTINGS, n=1)
             errors.append(
                 checks.Error(
@@ -87,7 +85,7 @@ def _check_classes(user: dict[str, Any]) -> list[checks.CheckMessage]:
     for a class that does not subclass the row's base."""
     errors: list[checks.CheckMessage] = []
     for key in sorted(user):
-        wanted = SETTINGS[key].type
+        wanted = SETTINGS[key].type if key in SETTINGS else None
         if not isinstance(wanted, Import):
             continue
         try:
@@ -190,23 +188,26 @@ def _default_cache(
     ]
 
 
+#: The keys only an extra reads, by key: its rows, which it declares once
+#: installed, and two core rows that do nothing without it (W014).
+EXTRA_KEYS = {
+    "CACHE": "fleet", "CONFIRM": "confirm", "CONFIRM_MAX_AGE": "confirm",
+    "DISPATCHER_GROUP_BY": "dispatchers", "DISPATCHER_THRESHOLD": "dispatchers",
+    "FILE_MAX_BYTES": "files", "OAUTH": "oauth",
+}  # fmt: skip
 #: The page of an extra whose page is not named after it.
-_PAGES = {
-    "confirm": "safety.md",
-    "oauth": "authorization.md",
-    "dispatchers": "index.md",
-}
+_PAGES = {"confirm": "safety.md", "oauth": "authorization.md", "dispatchers": "index.md"}  # fmt: skip
 
 
 def _extras_named(user: dict[str, Any]) -> list[tuple[str, str]]:
-    """(key, extra) for each key set that only an extra reads (its row's
-    doc says ``(contrib.<extra>)``), or that names a class of an extra."""
+    """(key, extra) for each key set that only an extra reads
+    (:data:`EXTRA_KEYS`), or that names a class of an extra."""
     named = []
-    for key in sorted(k for k in user if k in SETTINGS and user[k] is not None):
-        row, value = SETTINGS[key], user[key]
-        if found := re.search(r"\(contrib\.(\w+)\)", row.doc):
-            named.append((key, found[1]))
-        if isinstance(row.type, Import):
+    for key in sorted(k for k in user if user[k] is not None):
+        if key in EXTRA_KEYS:
+            named.append((key, EXTRA_KEYS[key]))
+        row, value = SETTINGS.get(key), user[key]
+        if row is not None and isinstance(row.type, Import):
             for item in value if isinstance(value, list | tuple) else [value]:
                 parts = str(getattr(item, "__module__", item)).split(".")
                 if parts[:2] == ["frisian_mcp", "contrib"] and len(parts) > 2:

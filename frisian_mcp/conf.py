@@ -1,8 +1,9 @@
 """Settings: the one table of ``FRISIAN_MCP`` keys, and typed lazy access.
 
 Each row of :class:`MCPSettings`, a :class:`Setting`, gives a default, the
-check and docs/settings.md (ADR 0029); an installed extra may give a value
-(:func:`provided`). Read on first access, forgotten on ``setting_changed``.
+check and docs/settings.md (ADR 0029). An installed extra adds its own rows
+(:func:`declare`) and may give a core key a value (:func:`provided`). Read
+on first access, forgotten on ``setting_changed``.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Generic, Self, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast, overload
 
 from django.apps import apps
 from django.conf import settings
@@ -19,19 +20,16 @@ from django.dispatch import receiver
 from django.utils.module_loading import import_string
 
 from frisian_mcp.exceptions import ConfigurationError
+from frisian_mcp.types import VIEWSET_OPTION_KEYS
 
-if TYPE_CHECKING:
-    from django.views import View
-    from rest_framework.authentication import BaseAuthentication
-
-    from frisian_mcp.discovery import BaseDiscoveryBackend
-    from frisian_mcp.hooks import BaseCallHook
-    from frisian_mcp.visibility import BaseStore
+if TYPE_CHECKING:  # named in two rows' types, as strings
+    from django.views import View  # noqa: F401
+    from rest_framework.authentication import BaseAuthentication  # noqa: F401
 
 __all__ = [
-    "DEFAULTS", "PROVIDED", "REMOVED_SETTINGS", "SETTINGS", "SETTINGS_NAME",
-    "Import", "MCPSettings", "Setting", "Value", "mcp_settings", "on_change",
-    "provided"
+    "DEFAULTS", "GLOBS", "PROVIDED", "REMOVED_SETTINGS", "SETTINGS", "SETTINGS_NAME",
+    "Import", "MCPSettings", "Setting", "Value", "at_least", "declare",
+    "mcp_settings", "on_change", "one_of", "provided"
 ]  # fmt: skip
 
 T = TypeVar("T")
@@ -47,21 +45,22 @@ SETTINGS: dict[str, Setting[Any]] = {}
 PROVIDED: dict[str, dict[str, Any]] = {}
 
 
-class Value:
-    """What a setting takes: its wording in the docs and a test of a value."""
+class Value(Generic[T]):
+    """What a setting takes (``T``): its wording in the docs and a test of a
+    value. A row's type comes from it (ADR 0029)."""
 
     def __init__(self, text: str, test: Callable[[Any], bool]) -> None:
         self.text, self.test = text, test
 
-    def __or__(self, other: None) -> Self:
+    def __or__(self, other: None) -> Value[T | None]:
         """The same, or ``None``."""
         optional = copy.copy(self)
         optional.text = f"{self.text} or None"
         optional.test = lambda v: v is None or self.test(v)
-        return optional
+        return cast("Value[T | None]", optional)
 
 
-class Import(Value):
+class Import(Value[T]):
     """A dotted path (or a list of them) resolved to a class on access, which
     must subclass ``base`` (a dotted path; system check ``check_id``)."""
 
@@ -96,28 +95,28 @@ class Import(Value):
         return f"{SETTINGS_NAME}[{key!r}] must {what} of {self.base}."
 
 
-def _int(least: int) -> Value:
+def at_least(least: int) -> Value[int]:
     return Value(f"an int >= {least}", lambda v: type(v) is int and v >= least)
 
 
-def _choice(*options: str) -> Value:
+def one_of(*options: str) -> Value[str]:
     words = ", ".join(f'"{o}"' for o in options)
     return Value(f"one of {words}", options.__contains__)
 
 
-def _strings(what: str) -> Value:
+def _strings(what: str) -> Value[list[str]]:
     return Value(
         f"a list of {what}",
         lambda v: isinstance(v, list | tuple) and all(isinstance(i, str) for i in v),
     )
 
 
-_BOOL = Value("a bool", lambda v: isinstance(v, bool))
-_TEXT = Value("a str", lambda v: isinstance(v, str) and v != "")
-_GLOBS = _strings("glob patterns")
-_DICT = Value("a dict", lambda v: isinstance(v, dict))
-#: Checked by the extra that reads it (OAUTH: frisian_mcp.E009).
-_EXTRA = Value("a dict", lambda v: True)
+_BOOL = Value[bool]("a bool", lambda v: isinstance(v, bool))
+_TEXT = Value[str]("a str", lambda v: isinstance(v, str) and v != "")
+GLOBS = _strings("glob patterns")
+
+
+_DICT = Value[dict[str, Any]]("a dict", lambda v: isinstance(v, dict))
 #: A check beyond the type: the problem with ``value`` among ``values``.
 Check = Callable[[Any, Mapping[str, Any]], str | None]
 
@@ -127,9 +126,11 @@ class Setting(Generic[T]):
     (``T``), looked up on first access and kept until a reload."""
 
     name = ""
+    #: The extra that declared the row (:func:`declare`); ``""``: the core.
+    app = ""
 
     def __init__(
-        self, default: Any, type: Value, doc: str, check: Check | None = None
+        self, default: Any, type: Value[T], doc: str, check: Check | None = None
     ) -> None:
         self.default, self.type, self.doc, self.check = default, type, doc, check
 
@@ -163,7 +164,7 @@ def provided(key: str) -> list[Any]:
 
 def _page_size(value: int, values: Mapping[str, Any]) -> str | None:
     top = values["MAX_PAGE_SIZE"]
-    wrong = _int(1).test(top) and value > top
+    wrong = at_least(1).test(top) and value > top
     return "must not exceed MAX_PAGE_SIZE" if wrong else None
 
 
@@ -197,12 +198,13 @@ def _models(value: list[str], values: Mapping[str, Any]) -> str | None:
 
 
 def _viewset_options(value: dict[Any, Any], values: Mapping[str, Any]) -> str | None:
-    from frisian_mcp.discovery import VIEWSET_OPTION_KEYS as KEYS
-
-    fine = all(isinstance(v, dict) and set(v) <= KEYS for v in value.values())
-    if fine and all(isinstance(k, str) for k in value):
+    keys = VIEWSET_OPTION_KEYS
+    if all(
+        isinstance(k, str) and isinstance(v, dict) and set(v) <= keys
+        for k, v in value.items()
+    ):
         return None
-    return f"must map dotted viewset paths to dicts with keys {', '.join(sorted(KEYS))}"
+    return f"must map dotted viewset paths to dicts with keys {', '.join(sorted(keys))}"
 
 
 class MCPSettings:
@@ -210,144 +212,113 @@ class MCPSettings:
     is a row; tests hold docs/settings.md's table equal to them."""
 
     # Discovery and naming
-    DISCOVERY_BACKEND: Setting[type[BaseDiscoveryBackend]] = Setting(
+    DISCOVERY_BACKEND = Setting(
         "frisian_mcp.discovery.URLConfDiscoveryBackend",
-        Import("frisian_mcp.discovery.BaseDiscoveryBackend", "E005"),
+        Import[type[Any]]("frisian_mcp.discovery.BaseDiscoveryBackend", "E005"),
         "Class that finds the endpoints to expose.",
     )
-    URLCONF: Setting[str | None] = Setting(
-        None, _TEXT | None, "URLconf module the default backend walks."
-    )
-    PATH_PREFIX: Setting[str | None] = Setting(
+    URLCONF = Setting(None, _TEXT | None, "URLconf module the default backend walks.")
+    PATH_PREFIX = Setting(
         None,
-        Value("a regex", lambda v: isinstance(v, str)) | None,
+        Value[str]("a regex", lambda v: isinstance(v, str)) | None,
         "Leading part of API paths that tool names leave out.",
         _regex,
     )
-    API_VERSION: Setting[str | None] = Setting(
-        None, _TEXT | None, "API version the tools ask views for."
-    )
-    VIEWSET_OPTIONS: Setting[dict[str, dict[str, Any]]] = Setting(
+    API_VERSION = Setting(None, _TEXT | None, "API version the tools ask views for.")
+    VIEWSET_OPTIONS = Setting(
         {}, _DICT, "Options of viewsets you cannot edit.", _viewset_options
     )
-    INCLUDE: Setting[list[str]] = Setting(
-        [], _GLOBS, "Tool names to expose (empty: all)."
+    INCLUDE = Setting([], GLOBS, "Tool names to expose (empty: all).")
+    EXCLUDE = Setting([], GLOBS, "Tool names to hide.")
+    CREDENTIAL_TOOLS = Setting(
+        [], GLOBS, "Tools ending the caller's credentials, served anyway."
     )
-    EXCLUDE: Setting[list[str]] = Setting([], _GLOBS, "Tool names to hide.")
-    CREDENTIAL_TOOLS: Setting[list[str]] = Setting(
-        [], _GLOBS, "Tools ending the caller's credentials, served anyway."
-    )
-    UNMAPPED_FIELD_POLICY: Setting[str] = Setting(
-        "WARN", _choice("RAISE", "WARN", "IGNORE"), "A field with no JSON Schema."
+    UNMAPPED_FIELD_POLICY = Setting(
+        "WARN", one_of("RAISE", "WARN", "IGNORE"), "A field with no JSON Schema."
     )
     # Server identity
-    SERVER_NAME: Setting[str] = Setting(
-        "frisian-mcp", _TEXT, "serverInfo.name of initialize."
-    )
-    SERVER_TITLE: Setting[str | None] = Setting(
-        None, _TEXT | None, "serverInfo.title of initialize."
-    )
-    SERVER_INSTRUCTIONS: Setting[str | None] = Setting(
-        None, _TEXT | None, "instructions of initialize."
-    )
+    SERVER_NAME = Setting("frisian-mcp", _TEXT, "serverInfo.name of initialize.")
+    SERVER_TITLE = Setting(None, _TEXT | None, "serverInfo.title of initialize.")
+    SERVER_INSTRUCTIONS = Setting(None, _TEXT | None, "instructions of initialize.")
     # Transport and security
-    ALLOWED_ORIGINS: Setting[list[str]] = Setting(
+    ALLOWED_ORIGINS = Setting(
         [], _strings("origins"), "Origins allowed besides the endpoint's.", _origins
     )
-    REQUIRE_AUTHENTICATION: Setting[bool] = Setting(
+    REQUIRE_AUTHENTICATION = Setting(
         True, _BOOL, "Whether anonymous callers are refused (401)."
     )
-    FILTER_TOOLS_BY_PERMISSION: Setting[bool] = Setting(
+    FILTER_TOOLS_BY_PERMISSION = Setting(
         True, _BOOL, "Whether tools/list shows only the tools a caller may call."
     )
-    AUTHENTICATION_CLASSES: Setting[list[type[BaseAuthentication]] | None] = Setting(
+    AUTHENTICATION_CLASSES = Setting(
         None,
-        Import("rest_framework.authentication.BaseAuthentication", "E006", many=True)
+        Import["list[type[BaseAuthentication]]"](
+            "rest_framework.authentication.BaseAuthentication", "E006", many=True
+        )
         | None,
         "Authentication classes of the endpoint (None: DRF's).",
     )
-    BROWSER_VIEW_CLASS: Setting[type[View] | None] = Setting(
+    BROWSER_VIEW_CLASS = Setting(
         None,
-        Import("django.views.View", "E011") | None,
+        Import["type[View]"]("django.views.View", "E011") | None,
         "The page a browser gets at the endpoint.",
     )
-    OAUTH: Setting[dict[str, Any] | None] = Setting(
-        None, _EXTRA | None, "OAuth 2.1 resource server (contrib.oauth)."
+    MAX_REQUEST_BYTES = Setting(
+        1_048_576, at_least(1), "Largest request body, in bytes (413); see call hooks."
     )
-    MAX_REQUEST_BYTES: Setting[int] = Setting(
-        1_048_576, _int(1), "Largest request body, in bytes (413); see call hooks."
+    MAX_JSON_DEPTH = Setting(32, at_least(1), "Deepest nesting of a request body.")
+    MAX_BATCH_MESSAGES = Setting(
+        20, at_least(1), "Most messages in one JSON-RPC batch."
     )
-    MAX_JSON_DEPTH: Setting[int] = Setting(
-        32, _int(1), "Deepest nesting of a request body."
+    MAX_QUERY_LENGTH = Setting(
+        8192, at_least(1), "Longest query string a call may make."
     )
-    MAX_BATCH_MESSAGES: Setting[int] = Setting(
-        20, _int(1), "Most messages in one JSON-RPC batch."
-    )
-    MAX_QUERY_LENGTH: Setting[int] = Setting(
-        8192, _int(1), "Longest query string a call may make."
-    )
-    INPUT_ERROR_STYLE: Setting[str] = Setting(
-        "jsonrpc", _choice("jsonrpc", "tool_result"), "How argument errors go."
+    INPUT_ERROR_STYLE = Setting(
+        "jsonrpc", one_of("jsonrpc", "tool_result"), "How argument errors go."
     )
     # Tool lists and list tools
-    TOOL_LAYOUT: Setting[str] = Setting(
-        "auto", _choice("auto", "flat", "dispatcher"), "What tools/list offers."
+    TOOL_LAYOUT = Setting(
+        "auto", one_of("auto", "flat", "dispatcher"), "What tools/list offers."
     )
-    DISPATCHER_THRESHOLD: Setting[int] = Setting(
-        100, _int(1), 'Tools past which "auto" uses dispatchers (contrib.dispatchers).'
+    DISPATCHER_THRESHOLD = Setting(
+        100,
+        at_least(1),
+        'Tools past which "auto" uses dispatchers (contrib.dispatchers).',
     )
-    DISPATCHER_GROUP_BY: Setting[str] = Setting(
-        "app", _choice("app", "namespace", "path"), "Grouping (contrib.dispatchers)."
-    )
-    TOOLS_LIST_PAGE_SIZE: Setting[int] = Setting(
-        100, _int(1), "Tools per tools/list page."
-    )
-    WARM_UP: Setting[bool] = Setting(
+    TOOLS_LIST_PAGE_SIZE = Setting(100, at_least(1), "Tools per tools/list page.")
+    WARM_UP = Setting(
         True, _BOOL, "Whether a server process builds its tools at start."
     )
-    CACHE_TTL_MS: Setting[int] = Setting(
-        60_000, _int(0), "ttlMs of tools/list and server/discover."
+    CACHE_TTL_MS = Setting(
+        60_000, at_least(0), "ttlMs of tools/list and server/discover."
     )
-    STORE_BACKEND: Setting[type[BaseStore] | None] = Setting(
+    STORE_BACKEND = Setting(
         None,
-        Import("frisian_mcp.visibility.BaseStore", "E017") | None,
+        Import[type[Any]]("frisian_mcp.visibility.BaseStore", "E017") | None,
         "Where schemas and visible tools outlive the process.",
     )
-    CACHE: Setting[str | None] = Setting(
+    CACHE = Setting(
         "default", _TEXT | None, "The CACHES alias (contrib.fleet).", _cache_alias
     )
-    PERMISSION_MODELS: Setting[list[str]] = Setting(
+    PERMISSION_MODELS = Setting(
         [], _strings("model labels"), "Models whose rows grant rights.", _models
     )
-    OUTPUT_SCHEMA_LIMIT: Setting[int] = Setting(
-        512, _int(0), "Largest listed outputSchema, in bytes."
+    OUTPUT_SCHEMA_LIMIT = Setting(
+        512, at_least(0), "Largest listed outputSchema, in bytes."
     )
-    FILTER_LIST_LIMIT: Setting[int] = Setting(
-        40, _int(0), "Most filter keys a listed inputSchema types."
+    FILTER_LIST_LIMIT = Setting(
+        40, at_least(0), "Most filter keys a listed inputSchema types."
     )
-    PAGE_SIZE: Setting[int] = Setting(
-        50, _int(1), "Rows per page of a list tool.", _page_size
+    PAGE_SIZE = Setting(50, at_least(1), "Rows per page of a list tool.", _page_size)
+    MAX_PAGE_SIZE = Setting(200, at_least(1), "Largest page_size a list tool accepts.")
+    CONTINUATION_TOKEN_MAX_AGE = Setting(
+        3600, at_least(1), "Seconds a next_token stays valid."
     )
-    MAX_PAGE_SIZE: Setting[int] = Setting(
-        200, _int(1), "Largest page_size a list tool accepts."
-    )
-    CONTINUATION_TOKEN_MAX_AGE: Setting[int] = Setting(
-        3600, _int(1), "Seconds a next_token stays valid."
-    )
-    # Call hooks and confirmation
-    CALL_HOOKS: Setting[list[type[BaseCallHook]]] = Setting(
+    # Call hooks
+    CALL_HOOKS = Setting(
         [],
-        Import("frisian_mcp.hooks.BaseCallHook", "E012", many=True),
+        Import[list[type[Any]]]("frisian_mcp.hooks.BaseCallHook", "E012", many=True),
         "Call hooks, in order.",
-    )
-    CONFIRM: Setting[list[str]] = Setting(
-        [], _GLOBS, "Tools that need a person's confirmation (contrib.confirm)."
-    )
-    CONFIRM_MAX_AGE: Setting[int] = Setting(
-        300, _int(1), "Seconds a confirmation token stays valid (contrib.confirm)."
-    )
-    FILE_MAX_BYTES: Setting[int] = Setting(
-        4_194_304, _int(1), "Largest file a tool answers or takes (contrib.files)."
     )
 
     @property
@@ -366,9 +337,30 @@ class MCPSettings:
         """Forget every value read; the next access reads settings again."""
         self.__dict__.clear()
 
+    if TYPE_CHECKING:
+
+        def __getattr__(self, name: str) -> Any:
+            """A row an installed extra declared (:func:`declare`)."""
+
 
 #: Every key's default.
 DEFAULTS: dict[str, Any] = {key: row.default for key, row in SETTINGS.items()}
+
+
+def declare(app: str, **rows: Setting[Any]) -> None:
+    """Add the rows of the extra ``app`` to the table (from its ``ready()``).
+
+    The checks validate them and ``mcp_settings`` reads them as the core's;
+    the table lists them after the core's, by extra (docs/settings.md).
+    """
+    for name, row in rows.items():
+        row.app = app
+        setattr(MCPSettings, name, row)
+        row.__set_name__(MCPSettings, name)
+        DEFAULTS[name] = row.default
+    ordered = sorted(SETTINGS.items(), key=lambda item: item[1].app)
+    SETTINGS.clear()
+    SETTINGS.update(ordered)
 
 
 #: The settings object every module reads.

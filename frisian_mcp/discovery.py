@@ -12,7 +12,6 @@ import hashlib
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import replace
-from itertools import takewhile
 from typing import Any
 
 from django.conf import settings
@@ -23,14 +22,15 @@ from rest_framework.versioning import URLPathVersioning
 from rest_framework.views import APIView
 
 from frisian_mcp.conf import mcp_settings
+from frisian_mcp.contracts import BaseDiscoveryBackend, viewset_option
 from frisian_mcp.exceptions import HostError, host_call
 from frisian_mcp.types import (
     ACTIONS,
     METHOD_ORDER,
-    PATH_VARIABLE,
+    UNSAFE_NAME,
+    VIEWSET_OPTION_KEYS,
     Endpoint,
     SchemaProblem,
-    dotted,
 )
 
 __all__ = [
@@ -50,83 +50,10 @@ __all__ = [
 
 #: Tool names every common client accepts.
 TOOL_NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-#: The per-viewset options, as ``mcp_<key>`` attributes or settings entries.
-VIEWSET_OPTION_KEYS = frozenset(
-    {"name", "exclude", "actions", "group", "query_parameters", "request_bodies"}
-)
 
 # API documentation views (the OpenAPI document, Swagger UI) are not tools.
 _DOC_VIEW_MODULES = ("drf_spectacular.", "rest_framework.schemas.", "drf_yasg.")
-_UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
 _MAX_NAME = 64
-
-
-class BaseDiscoveryBackend:
-    """Contract of a discovery backend (docs/extending.md).
-
-    Subclasses implement :meth:`get_endpoints` and may override
-    :meth:`get_tool_name`; both must be deterministic so ``tools/list`` is
-    the same in every process. ``problems`` lists the views whose code kept
-    discovery from reading their methods (ADR 0015).
-    """
-
-    def __init__(self) -> None:
-        self.problems: list[SchemaProblem] = []
-
-    def get_endpoints(self) -> list[Endpoint]:
-        """Return every endpoint to expose, in a deterministic order."""
-        raise NotImplementedError(
-            f"{type(self).__name__} must implement get_endpoints()."
-        )
-
-    def get_path_prefix(self, endpoints: Iterable[Endpoint]) -> str:
-        """The regex of the path prefix tool names leave out.
-
-        ``PATH_PREFIX`` when set; else the leading static segments every
-        endpoint shares, leaving each at least one.
-        """
-        configured = mcp_settings.PATH_PREFIX
-        if configured is not None:
-            return configured if configured.startswith("^") else "^" + configured
-        heads = [_static_head(e.path) for e in endpoints]
-        if not heads:
-            return "^/"
-        common: list[str] = []
-        for parts in zip(*heads, strict=False):
-            if len(set(parts)) != 1:
-                break
-            common.append(parts[0])
-        common = common[: max(0, min(len(h) for h in heads) - 1)]
-        return "^/" + "".join(re.escape(s) + "/" for s in common)
-
-    def get_tool_name(self, endpoint: Endpoint, path_prefix: str) -> str:
-        """Propose a name: static path segments and the action.
-
-        ``/api/dcim/sites/{id}/`` PATCH becomes ``dcim__sites__partial_update``;
-        a viewset's ``mcp_name`` replaces the path part.
-        """
-        path = re.sub(path_prefix, "/", endpoint.path, count=1, flags=re.IGNORECASE)
-        segments = [
-            s
-            for s in path.strip("/").split("/")
-            if s and not PATH_VARIABLE.fullmatch(s)
-        ]
-        handler = getattr(endpoint.view_class, endpoint.handler_name, None)
-        url_path = getattr(handler, "url_path", None) if endpoint.actions else None
-        if url_path:
-            tail = [
-                s
-                for s in str(url_path).strip("/").split("/")
-                if not PATH_VARIABLE.fullmatch(s)
-            ]
-            if tail and segments[-len(tail) :] == tail:
-                segments = segments[: -len(tail)]
-        resource = viewset_option(endpoint.view_class, "name")
-        parts = [str(resource)] if resource else [_safe(s) for s in segments]
-        if not parts:
-            snake = re.sub(r"(?<!^)(?=[A-Z])", "_", endpoint.view_class.__name__)
-            parts = [_safe(snake.lower())]
-        return "__".join([*parts, _safe(endpoint.action)])
 
 
 class URLConfDiscoveryBackend(BaseDiscoveryBackend):
@@ -209,15 +136,6 @@ class URLConfDiscoveryBackend(BaseDiscoveryBackend):
                 )
 
 
-def viewset_option(view_class: type[Any], key: str) -> Any:
-    """A per-viewset option: ``mcp_<key>`` on the class, else VIEWSET_OPTIONS."""
-    value = getattr(view_class, f"mcp_{key}", None)
-    if value is not None:
-        return value
-    entry = (mcp_settings.VIEWSET_OPTIONS or {}).get(dotted(view_class))
-    return entry.get(key) if isinstance(entry, Mapping) else None
-
-
 def selected(name: str) -> bool:
     """Whether INCLUDE and EXCLUDE let the tool ``name`` through."""
     include, exclude = mcp_settings.INCLUDE, mcp_settings.EXCLUDE
@@ -250,7 +168,8 @@ def query_parameter(name: object, spec: Any) -> dict[str, Any]:
 
 def get_discovery_backend() -> BaseDiscoveryBackend:
     """Instantiate the backend named by ``FRISIAN_MCP["DISCOVERY_BACKEND"]``."""
-    return mcp_settings.DISCOVERY_BACKEND()  # a subclass, as conf.py verifies
+    backend: BaseDiscoveryBackend = mcp_settings.DISCOVERY_BACKEND()  # checked: E005
+    return backend
 
 
 def assign_names(
@@ -287,7 +206,7 @@ def _free_name(proposal: str, index: int, taken: Mapping[str, Any]) -> str:
 
 def valid_name(name: str) -> str:
     """``name`` made of safe characters and at most 64 long (stable hash)."""
-    name = _UNSAFE.sub("_", name).strip("_") or "tool"
+    name = UNSAFE_NAME.sub("_", name).strip("_") or "tool"
     if len(name) <= _MAX_NAME:
         return name
     digest = hashlib.sha256(name.encode()).hexdigest()[:8]
@@ -364,12 +283,3 @@ def _has_serializer(cls: type[APIView]) -> bool:
         "schema" in (getattr(getattr(cls, method, None), "kwargs", None) or {})
         for method in ("get", "post", "put", "patch", "delete")
     )
-
-
-def _static_head(path: str) -> list[str]:
-    segments = path.strip("/").split("/")
-    return list(takewhile(lambda s: s and not PATH_VARIABLE.search(s), segments))
-
-
-def _safe(text: str) -> str:
-    return _UNSAFE.sub("_", text).strip("_") or "x"

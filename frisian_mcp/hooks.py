@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import re
 import time
-from collections.abc import Collection, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from django.core import checks
@@ -26,24 +26,12 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 
 from frisian_mcp.conf import PROVIDED, mcp_settings
+from frisian_mcp.contracts import BaseCallHook, BaseLayout, ContentResult
 from frisian_mcp.exceptions import ConfigurationError, ToolExecutionError
-from frisian_mcp.types import (
-    Call,
-    CallContext,
-    Endpoint,
-    ErrorCode,
-    Exchange,
-    JSONObject,
-    ToolDefinition,
-)
+from frisian_mcp.types import Call, Endpoint, ErrorCode, Exchange
 
 if TYPE_CHECKING:
     from django.core.handlers.wsgi import WSGIRequest
-
-    from frisian_mcp.registry import ToolRegistry
-    from frisian_mcp.schema import ToolSchema
-    from frisian_mcp.tools import Tool
-    from frisian_mcp.visibility import Visibility
 
 __all__ = [
     "BaseCallHook",
@@ -72,74 +60,6 @@ request_started = Signal()
 request_finished = Signal()
 
 
-class BaseCallHook:
-    """Steps into tool calls; every method's default changes nothing.
-
-    ``settings``: the ``FRISIAN_MCP`` keys the hook reads, so a check can
-    tell a setting that no listed hook reads.
-    """
-
-    settings: tuple[str, ...] = ()
-    #: Whether :meth:`map_request` gives a view that parses only forms
-    #: (multipart or URL-encoded) its body; without such a hook, the body
-    #: tools of those views are left out, since every call would get 415.
-    sends_forms: bool = False
-
-    def get_request_bytes(self) -> int:
-        """The request body this hook's calls may need, in bytes (0: none).
-
-        Where the project does not set ``MAX_REQUEST_BYTES``, the endpoint
-        takes bodies up to the largest of its default and every hook's
-        answer (:func:`request_limit`): the files extra's uploads travel
-        inside the JSON-RPC body.
-        """
-        return 0
-
-    def map_schema(self, tool: Tool, schema: ToolSchema) -> ToolSchema:
-        """The tool's schema as listed and checked (built once per tool).
-
-        A hook may add protocol arguments (in ``input_schema`` and
-        ``protocol_arguments``) and words to ``description``.
-        """
-        return schema
-
-    def check_call(
-        self, tool: Tool, call: Call, view: Any, context: CallContext
-    ) -> None:
-        """Run after the view's access checks, before its action.
-
-        Raise a :class:`~frisian_mcp.exceptions.ToolError` to answer the call
-        instead (nothing is written), or
-        :class:`~frisian_mcp.exceptions.InputRequired` to ask the client
-        first. ``call.notes`` adds to a ``mode: "validate"`` report.
-        """
-
-    def map_request(self, tool: Tool, call: Call, request: WSGIRequest) -> None:
-        """Shape the call before its view is set up.
-
-        A hook may change ``call.body`` in place (decode a file argument)
-        or the inner ``request`` (a multipart body for a view that parses
-        nothing else).
-        """
-
-    def map_response(
-        self, tool: Tool, call: Call, request: WSGIRequest, response: HttpResponseBase
-    ) -> ContentResult | None:
-        """A 2xx answer whose body is not JSON (see :func:`foreign_body`).
-
-        ``request`` is the inner one (its URL serves the file over REST).
-        Return the result's content blocks, or ``None`` to leave the
-        response to the next hook. Raise a
-        :class:`~frisian_mcp.exceptions.ToolError` to answer an error.
-        """
-        return None
-
-
-class ContentResult(dict[str, Any]):
-    """A tool result given as MCP content blocks (``{"content": [...]}``),
-    not as JSON: no ``structuredContent``, and no text copy of it."""
-
-
 def call_hooks() -> list[BaseCallHook]:
     """An instance of each ``CALL_HOOKS`` class, in order."""
     return [cls() for cls in mcp_settings.CALL_HOOKS]
@@ -152,42 +72,6 @@ def request_limit() -> int:
     if "MAX_REQUEST_BYTES" in mcp_settings.user_settings:
         return limit
     return max([limit, *(hook.get_request_bytes() for hook in call_hooks())])
-
-
-class BaseLayout:
-    """A ``TOOL_LAYOUT`` besides ``"flat"``: entries that stand for tools.
-
-    One instance per registry. ``tools/list`` lists its entries instead of
-    the flat tools; a call to an entry is routed to a flat tool, which runs
-    as if called by name (flat names stay callable).
-    """
-
-    def __init__(self, registry: ToolRegistry) -> None:
-        self.registry = registry
-
-    def names(self) -> Collection[str]:
-        """Every entry's name, whoever calls."""
-        raise NotImplementedError
-
-    def definitions(self, seen: Visibility) -> list[ToolDefinition]:
-        """The entries the caller of ``seen`` may use, in listing order."""
-        raise NotImplementedError
-
-    def route(
-        self, name: str, arguments: Mapping[str, Any], seen: Visibility
-    ) -> tuple[str, Mapping[str, Any]] | JSONObject:
-        """``(flat tool, its arguments)`` for a call to entry ``name``.
-
-        Or the call's result, when the entry answers itself (``help``).
-        Raise a :class:`~frisian_mcp.exceptions.ToolInputError` for
-        arguments that reach no tool; a flat tool name the caller may not
-        see is unknown to it, as if called by name.
-        """
-        raise NotImplementedError
-
-    def describe(self) -> list[str]:
-        """Lines for ``manage.py frisian_mcp_tools``' table (default: names)."""
-        return sorted(self.names())
 
 
 _LAYOUTS: dict[str, type[BaseLayout]] = {}
@@ -280,7 +164,7 @@ def foreign_body(response: HttpResponseBase) -> bool:
 
 
 def map_response(
-    tool: Tool, call: Call, request: WSGIRequest, response: HttpResponseBase
+    tool: Any, call: Call, request: WSGIRequest, response: HttpResponseBase
 ) -> ContentResult:
     """The content a call hook makes of a :func:`foreign_body`; without
     one, an error saying the tool answers a body the core does not carry.

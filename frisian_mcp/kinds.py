@@ -11,14 +11,23 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, TypedDict
 
 from rest_framework import mixins
 
-if TYPE_CHECKING:
-    from frisian_mcp.types import ToolAnnotations
+__all__ = [
+    "ACTIONS", "KINDS", "SAFE_METHODS", "Action", "Kind", "KindRow", "ToolAnnotations"
+]  # fmt: skip
 
-__all__ = ["ACTIONS", "KINDS", "SAFE_METHODS", "Action", "Kind", "KindRow"]
+
+class ToolAnnotations(TypedDict, total=False):
+    """Behaviour hints (MCP 2025-11-25 ``ToolAnnotations``)."""
+
+    title: str
+    readOnlyHint: bool
+    destructiveHint: bool
+    idempotentHint: bool
+    openWorldHint: bool
 
 
 class Kind(enum.StrEnum):

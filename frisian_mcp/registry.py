@@ -19,11 +19,12 @@ from typing import Any
 
 from frisian_mcp import guards, invocation, manual, outcomes, results
 from frisian_mcp.conf import mcp_settings, on_change
+from frisian_mcp.contracts import BaseLayout, BaseStore, ContentResult
 from frisian_mcp.credentials import served
 from frisian_mcp.discovery import assign_names, get_discovery_backend, selected
 from frisian_mcp.exceptions import ConfigurationError, Forbidden, ToolInputError
 from frisian_mcp.filtersets import live_filters
-from frisian_mcp.hooks import BaseLayout, ContentResult, layout_class, reachable
+from frisian_mcp.hooks import layout_class, reachable
 from frisian_mcp.rights import Answers
 from frisian_mcp.schema import SchemaBuilder
 from frisian_mcp.spectacular import excluded
@@ -35,7 +36,7 @@ from frisian_mcp.types import (
     SchemaProblem,
     ToolDefinition,
 )
-from frisian_mcp.visibility import BaseStore, Visibility, grant_of
+from frisian_mcp.visibility import Visibility, grant_of
 
 __all__ = ["ToolRegistry", "get_registry", "reset_registry"]
 

@@ -12,18 +12,24 @@ import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
 
 from django.http import HttpRequest
 
-from frisian_mcp.kinds import ACTIONS, KINDS, SAFE_METHODS, Action, Kind, KindRow
-
-if TYPE_CHECKING:
-    from frisian_mcp.exceptions import ToolInputError
+from frisian_mcp.kinds import (
+    ACTIONS,
+    KINDS,
+    SAFE_METHODS,
+    Action,
+    Kind,
+    KindRow,
+    ToolAnnotations,
+)
 
 __all__ = [
     "ACTIONS",
     "KINDS",
+    "VIEWSET_OPTION_KEYS",
     "Action",
     "Call",
     "CallContext",
@@ -77,6 +83,12 @@ class ErrorCode(enum.StrEnum):
 
 METHOD_ORDER = {"GET": 0, "POST": 1, "PUT": 2, "PATCH": 3, "DELETE": 4}
 PATH_VARIABLE = re.compile(r"{([^{}]+)}")
+#: The per-viewset options, as ``mcp_<key>`` attributes or settings entries.
+VIEWSET_OPTION_KEYS = frozenset(
+    {"name", "exclude", "actions", "group", "query_parameters", "request_bodies"}
+)
+#: What a tool name may not hold (a run of it becomes ``_``).
+UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_-]+")
 
 
 @dataclass(frozen=True)
@@ -294,7 +306,7 @@ class Call:
     echoed: dict[str, Any] = field(default_factory=dict)
     #: The names of the arguments sent to the view unchecked (ADR 0030).
     unchecked: list[str] = field(default_factory=list)
-    error: ToolInputError | None = None
+    error: Exception | None = None  # a ToolInputError
     #: The arguments as sent and the tool's inputSchema: what no message may
     #: quote, and the names one may (frisian_mcp.redaction).
     arguments: Mapping[str, Any] = field(default_factory=dict)
@@ -317,16 +329,6 @@ class CallToolResult(TypedDict):
     content: list[TextContent]
     structuredContent: NotRequired[JSONObject]
     isError: bool
-
-
-class ToolAnnotations(TypedDict, total=False):
-    """Behaviour hints (MCP 2025-11-25 ``ToolAnnotations``)."""
-
-    title: str
-    readOnlyHint: bool
-    destructiveHint: bool
-    idempotentHint: bool
-    openWorldHint: bool
 
 
 class ToolDefinition(TypedDict):

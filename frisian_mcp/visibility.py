@@ -10,16 +10,15 @@ beyond the process (ADR 0006); docs/extending.md describes both hooks.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from collections.abc import Iterator
+from typing import Protocol, runtime_checkable
 
 from frisian_mcp.conf import mcp_settings
+from frisian_mcp.contracts import BaseStore
 from frisian_mcp.invocation import Probe
+from frisian_mcp.rights import Answers
 from frisian_mcp.tools import Tool
 from frisian_mcp.types import CallContext
-
-if TYPE_CHECKING:
-    from frisian_mcp.registry import ToolRegistry
 
 __all__ = ["BaseStore", "ToolGrant", "Visibility", "grant_of"]
 
@@ -51,33 +50,20 @@ def grant_of(context: CallContext | None) -> ToolGrant | None:
     return auth if getattr(auth, "check_tool", None) is not None else None
 
 
-class BaseStore:
-    """Keeps built schemas and each caller's visible tools beyond one process.
+class _Tools(Protocol):
+    """What :class:`Visibility` reads of the registry above it."""
 
-    ``STORE_BACKEND`` names a subclass, built once per registry. Without
-    one, schemas live in the process's tools and each caller's permission
-    answers in the registry (:class:`~frisian_mcp.rights.Answers`). A store
-    is advice: whatever it cannot reach, the process builds or probes
-    itself, and an unreachable backend never raises from here.
-    """
+    answers: Answers
 
-    def __init__(self, registry: ToolRegistry) -> None:
-        self.registry = registry
-
-    def share_schemas(self) -> None:
-        """Adopt schemas built elsewhere (``Tool.adopt``); keep those built here."""
-
-    def visible(
-        self, context: CallContext, probe: Callable[[], frozenset[str]]
-    ) -> frozenset[str]:
-        """The names of the tools the caller may see: kept ones, or ``probe()``'s."""
-        return probe()
+    @property
+    def store(self) -> BaseStore | None: ...
+    def __iter__(self) -> Iterator[Tool]: ...
 
 
 class Visibility:
     """Whether one caller may use a tool: its grant, its permission classes."""
 
-    def __init__(self, registry: ToolRegistry, context: CallContext | None) -> None:
+    def __init__(self, registry: _Tools, context: CallContext | None) -> None:
         # A credential's grant narrows the list whatever the setting says.
         self._grant = grant_of(context)
         self._probing = mcp_settings.FILTER_TOOLS_BY_PERMISSION

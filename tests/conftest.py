@@ -9,9 +9,9 @@ import pytest
 from django.core.cache import cache
 from django.core.management import call_command
 
+from frisian_mcp.contrib.testing import MCPError, MCPTestClient
 from frisian_mcp.registry import reset_registry
 from frisian_mcp.schema import SchemaBuilder
-from frisian_mcp.testing import MCPError, MCPTestClient
 from tests.live import drop_templates
 
 

@@ -24,7 +24,7 @@ from rest_framework.authentication import TokenAuthentication
 from rest_framework.authtoken.models import Token
 
 from frisian_mcp.conf import mcp_settings
-from frisian_mcp.testing import MCPTestClient
+from frisian_mcp.contrib.testing import MCPTestClient
 
 ROOT = Path(__file__).resolve().parent.parent
 _URLPATTERNS = re.compile(r"^urlpatterns\b", re.MULTILINE)

@@ -18,7 +18,7 @@ from django.db import models, transaction
 from django.forms.models import model_to_dict
 from django.test import Client
 
-from frisian_mcp.testing import MCPError, MCPTestClient
+from frisian_mcp.contrib.testing import MCPError, MCPTestClient
 
 #: Values an argument never shows in an error: each test sends one of them.
 MARKER = "zz-marker-42"

@@ -20,7 +20,7 @@ from rest_framework.authtoken.models import Token
 
 from demo_project.contacts.models import Contact
 from frisian_mcp.contrib.audit.formatters import JSONFormatter
-from frisian_mcp.testing import MCPTestClient, tool_error
+from frisian_mcp.contrib.testing import MCPTestClient, tool_error
 from tests.testapp.models import Shelf
 
 pytestmark = pytest.mark.django_db(transaction=True)

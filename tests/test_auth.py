@@ -15,7 +15,7 @@ from django.test import Client, override_settings
 from rest_framework.authtoken.models import Token
 
 from demo_project.contacts.models import Contact
-from frisian_mcp.testing import MCPError, MCPTestClient, tool_error
+from frisian_mcp.contrib.testing import MCPError, MCPTestClient, tool_error
 from tests.testapp.models import Shelf
 
 TOKEN_AUTH = ["rest_framework.authentication.TokenAuthentication"]

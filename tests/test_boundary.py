@@ -24,7 +24,7 @@ from django.test import Client, override_settings
 from django_filters.rest_framework import DjangoFilterBackend
 
 from frisian_mcp.checks import check_schemas, check_tools
-from frisian_mcp.testing import MCPError, MCPTestClient
+from frisian_mcp.contrib.testing import MCPError, MCPTestClient
 from tests.hosts.inventory.schema import CustomFieldsExtension, InventoryAutoSchema
 from tests.hosts.inventory.serializers import DeviceSerializer
 from tests.zoo.models import Device, DeviceType, Manufacturer

@@ -21,9 +21,9 @@ from rest_framework.views import APIView
 
 from demo_project.dcim.models import Site
 from demo_project.management.commands.seed_demo import DEMO_TOKEN
+from frisian_mcp.contrib.testing import MCPTestClient, tool_error
 from frisian_mcp.registry import get_registry, reset_registry
 from frisian_mcp.schema import SchemaBuilder
-from frisian_mcp.testing import MCPTestClient, tool_error
 
 pytestmark = pytest.mark.django_db
 

@@ -176,7 +176,7 @@ class BrokenSchemaBackend(URLConfDiscoveryBackend):
     }
 )
 def test_w003_a_broken_tool_is_named_and_the_rest_still_listed() -> None:
-    from frisian_mcp.testing import MCPTestClient
+    from frisian_mcp.contrib.testing import MCPTestClient
 
     assert check_tools() == []  # builds no schema
     messages = [m for m in check_schemas() if m.id == "frisian_mcp.W003"]

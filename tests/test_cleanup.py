@@ -48,7 +48,7 @@ from frisian_mcp.contrib.cleanup import runs as cleanup
 from frisian_mcp.contrib.cleanup.management.commands import frisian_mcp_cleanup
 from frisian_mcp.contrib.cleanup.plans import ModelPlan, build_plan, field_check
 from frisian_mcp.contrib.cleanup.runs import Candidate, id_matches
-from frisian_mcp.testing import MCPTestClient
+from frisian_mcp.contrib.testing import MCPTestClient
 from tests.live import ROOT, demo_database, demo_sqlite
 from tests.testapp import views as testapp_views
 from tests.testapp.models import Book, CleanupNote, CleanupTicket, Publisher

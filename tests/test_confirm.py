@@ -20,7 +20,7 @@ from jsonschema import Draft202012Validator
 from demo_project.contacts.models import Contact
 from demo_project.dcim.models import Device, Site, Tag
 from frisian_mcp import tokens
-from frisian_mcp.testing import MCPError, MCPTestClient, tool_error
+from frisian_mcp.contrib.testing import MCPError, MCPTestClient, tool_error
 from tests.extras import without
 from tests.testapp.models import Book, Publisher, Shelf, ShelfLabel
 

@@ -25,9 +25,9 @@ from django.db import transaction
 from django.test import Client, override_settings
 
 from frisian_mcp.checks import check_schemas, check_tools
+from frisian_mcp.contrib.testing import MCPError, MCPTestClient
 from frisian_mcp.discovery import VIEWSET_OPTION_KEYS
 from frisian_mcp.registry import get_registry
-from frisian_mcp.testing import MCPError, MCPTestClient
 from tests.hosts.l10n.models import Label, Language, Project, Role, Team
 from tests.hosts.l10n.views import TeamViewSet
 

@@ -23,7 +23,7 @@ from demo_project.management.commands.seed_demo import (
     EMPTY_CONTACT_IDS,
     PASSWORD_HASHES,
 )
-from frisian_mcp.testing import MCPTestClient
+from frisian_mcp.contrib.testing import MCPTestClient
 from tests.live import ROOT
 
 pytestmark = pytest.mark.django_db

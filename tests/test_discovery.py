@@ -8,6 +8,7 @@ import pytest
 from django.test import override_settings
 
 from demo_project.dcim.views import SiteViewSet, TagViewSet
+from frisian_mcp.contrib.testing import MCPTestClient
 from frisian_mcp.discovery import (
     TOOL_NAME_PATTERN,
     BaseDiscoveryBackend,
@@ -15,7 +16,6 @@ from frisian_mcp.discovery import (
     URLConfDiscoveryBackend,
 )
 from frisian_mcp.registry import ToolRegistry
-from frisian_mcp.testing import MCPTestClient
 from tests.testapp.models import Publisher
 
 

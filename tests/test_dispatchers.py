@@ -17,9 +17,9 @@ from demo_project.contacts.views import ContactViewSet
 from demo_project.dcim.models import Device, Site
 from frisian_mcp import hooks
 from frisian_mcp.contrib.dispatchers.layout import DispatcherLayout
+from frisian_mcp.contrib.testing import MCPError, MCPTestClient
 from frisian_mcp.exceptions import ConfigurationError
 from frisian_mcp.registry import ToolRegistry, reset_registry
-from frisian_mcp.testing import MCPError, MCPTestClient
 
 pytestmark = pytest.mark.django_db
 

@@ -19,7 +19,7 @@ from frisian_mcp.parsers import BodyError
 from frisian_mcp.tokens import BadToken
 
 #: Exceptions of the test client, raised in the caller's process, not ours.
-_CLIENT_SIDE = {"frisian_mcp.testing.MCPError"}
+_CLIENT_SIDE = {"frisian_mcp.contrib.testing.MCPError"}
 
 
 def _modules() -> list[str]:

@@ -24,9 +24,9 @@ from django.test import Client, override_settings
 from rest_framework.authtoken.models import Token
 
 from frisian_mcp.contrib.explorer import catalog
+from frisian_mcp.contrib.testing import MCPTestClient
 from frisian_mcp.registry import reset_registry
 from frisian_mcp.schema import SchemaBuilder
-from frisian_mcp.testing import MCPTestClient
 from tests.hosts.notebook.models import IMAGE, SCRIPT, Note, Notebook
 
 pytestmark = pytest.mark.django_db

@@ -222,7 +222,7 @@ from django.core.management import call_command
 call_command("migrate", run_syncdb=True, verbosity=0)
 out = io.StringIO()
 call_command("check", stdout=out, stderr=out)
-from frisian_mcp.testing import MCPTestClient
+from frisian_mcp.contrib.testing import MCPTestClient
 mcp = MCPTestClient(); mcp.initialize()
 listed = mcp.list_tools()
 found = mcp.call_tool("testapp__stats__get", {})["structuredContent"]

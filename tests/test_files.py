@@ -23,7 +23,7 @@ from PIL import Image
 
 from frisian_mcp import replies
 from frisian_mcp.contrib.files.responses import file_name
-from frisian_mcp.testing import MCPError, MCPTestClient, tool_error
+from frisian_mcp.contrib.testing import MCPError, MCPTestClient, tool_error
 from tests.extras import without
 from tests.hosts.files import views
 from tests.hosts.files.models import Paper

@@ -25,7 +25,7 @@ from django.test import Client, override_settings
 from demo_project.contacts.models import Contact
 from demo_project.management.commands.seed_demo import DEMO_TOKEN
 from frisian_mcp.contrib.fleet import cache
-from frisian_mcp.testing import MCPTestClient
+from frisian_mcp.contrib.testing import MCPTestClient
 
 pytestmark = pytest.mark.django_db
 

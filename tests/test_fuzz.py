@@ -45,9 +45,9 @@ from hypothesis import strategies as st
 from demo_project.contacts.models import Contact
 from demo_project.dcim.models import Device, Site, Tag
 from frisian_mcp.conf import mcp_settings
+from frisian_mcp.contrib.testing import MCPTestClient, tool_error
 from frisian_mcp.registry import get_registry
 from frisian_mcp.revisions import SUPPORTED_VERSIONS
-from frisian_mcp.testing import MCPTestClient, tool_error
 
 if TYPE_CHECKING:
     # The stubs' type of a test Client response (with .json()); it exists

@@ -24,7 +24,7 @@ from django.db import models, transaction
 from django.test import Client, override_settings
 from guardian.shortcuts import assign_perm
 
-from frisian_mcp.testing import MCPError, MCPTestClient, tool_error
+from frisian_mcp.contrib.testing import MCPError, MCPTestClient, tool_error
 from tests.hosts.guarded.models import Component, Language, Project
 from tests.test_parity import INPUT_ERROR_CODES
 

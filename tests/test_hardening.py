@@ -14,7 +14,7 @@ from rest_framework.throttling import AnonRateThrottle
 
 from demo_project.contacts.models import Contact
 from demo_project.contacts.views import ContactViewSet
-from frisian_mcp.testing import MCPTestClient, tool_error
+from frisian_mcp.contrib.testing import MCPTestClient, tool_error
 
 pytestmark = pytest.mark.django_db
 

@@ -16,9 +16,9 @@ from django.test import Client, override_settings
 
 from demo_project.contacts.models import Contact
 from frisian_mcp.contrib.fleet.store import APP, FleetStore
+from frisian_mcp.contrib.testing import MCPError, MCPTestClient
 from frisian_mcp.exceptions import ConfigurationError
 from frisian_mcp.registry import get_registry, reset_registry
-from frisian_mcp.testing import MCPError, MCPTestClient
 from tests.hosts.hooks import stores
 
 pytestmark = pytest.mark.django_db

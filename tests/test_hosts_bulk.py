@@ -20,7 +20,7 @@ import pytest
 from django.db import transaction
 from django.test import Client, override_settings
 
-from frisian_mcp.testing import MCPError, MCPTestClient, tool_error
+from frisian_mcp.contrib.testing import MCPError, MCPTestClient, tool_error
 from tests.hosts.bulk.models import Rack, Site
 
 pytestmark = pytest.mark.django_db

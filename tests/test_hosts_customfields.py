@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from django.test import override_settings
 
-from frisian_mcp.testing import MCPTestClient
+from frisian_mcp.contrib.testing import MCPTestClient
 from tests.hosts.customfields.models import CustomField, CustomFieldInstance, Document
 from tests.side_by_side import same
 

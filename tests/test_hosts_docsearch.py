@@ -20,7 +20,7 @@ from django.contrib.auth.models import Permission, User
 from django.core.management import call_command
 from django.test import Client, override_settings
 
-from frisian_mcp.testing import MCPError, MCPTestClient
+from frisian_mcp.contrib.testing import MCPError, MCPTestClient
 from tests.hosts.docsearch.models import Config, Document, Tag
 
 pytestmark = pytest.mark.django_db

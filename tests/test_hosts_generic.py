@@ -18,7 +18,7 @@ import pytest
 from django.contrib.contenttypes.models import ContentType
 from django.test import override_settings
 
-from frisian_mcp.testing import MCPTestClient
+from frisian_mcp.contrib.testing import MCPTestClient
 from tests.hosts.generic.models import Interface, IPAddress, VMInterface
 from tests.side_by_side import MARKER, over_mcp, same, sent_nothing_of
 

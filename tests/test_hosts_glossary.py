@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from django.test import override_settings
 
-from frisian_mcp.testing import MCPTestClient
+from frisian_mcp.contrib.testing import MCPTestClient
 from tests.hosts.glossary.models import Component, Language
 from tests.side_by_side import MARKER, over_mcp, same, sent_nothing_of
 

@@ -21,7 +21,7 @@ from django.db import transaction
 from django.test import Client, override_settings
 from jsonschema import Draft202012Validator
 
-from frisian_mcp.testing import MCPError, MCPTestClient
+from frisian_mcp.contrib.testing import MCPError, MCPTestClient
 from tests.hosts.helpdesk.models import Comment, Member, Removal, Ticket
 
 pytestmark = pytest.mark.django_db

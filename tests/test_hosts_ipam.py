@@ -20,7 +20,7 @@ import pytest
 from django.db import transaction
 from django.test import Client, override_settings
 
-from frisian_mcp.testing import MCPError, MCPTestClient
+from frisian_mcp.contrib.testing import MCPError, MCPTestClient
 from tests.hosts.ipam.models import ASN, VLAN, ASNRange, Prefix, Tenant, VLANGroup
 
 pytestmark = pytest.mark.django_db

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from django.test import Client, override_settings
 
-from frisian_mcp.testing import MCPError, MCPTestClient
+from frisian_mcp.contrib.testing import MCPError, MCPTestClient
 from tests.hosts.translations.models import Project, Translation, Unit
 
 pytestmark = pytest.mark.django_db

@@ -22,7 +22,7 @@ import pytest
 from django.conf import settings
 from django.test import Client, override_settings
 
-from frisian_mcp.testing import MCPTestClient
+from frisian_mcp.contrib.testing import MCPTestClient
 from tests.hosts.catalogue.models import Feature, Product
 
 pytestmark = pytest.mark.django_db

@@ -14,7 +14,7 @@ from rest_framework.response import Response
 
 from demo_project.contacts.models import Contact
 from demo_project.dcim.models import Device, Site
-from frisian_mcp.testing import MCPError, MCPTestClient, tool_error
+from frisian_mcp.contrib.testing import MCPError, MCPTestClient, tool_error
 from tests.testapp.models import Book, Publisher
 from tests.testapp.views import StatsView
 

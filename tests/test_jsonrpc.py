@@ -11,7 +11,7 @@ from django.test import Client, override_settings
 from django.urls import reverse
 
 from frisian_mcp import __version__
-from frisian_mcp.testing import MCPError, MCPTestClient
+from frisian_mcp.contrib.testing import MCPError, MCPTestClient
 
 pytestmark = pytest.mark.django_db
 

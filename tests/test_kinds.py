@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from frisian_mcp.arguments import ARGUMENTS, NAMES
+from frisian_mcp.contrib.testing import MCPTestClient
 from frisian_mcp.kinds import KINDS
 from frisian_mcp.registry import get_registry
-from frisian_mcp.testing import MCPTestClient
 from frisian_mcp.tools import lean_annotations
 
 pytestmark = pytest.mark.django_db

@@ -9,8 +9,8 @@ import pytest
 from django.test import override_settings
 
 from demo_project.dcim.models import Device
+from frisian_mcp.contrib.testing import MCPError, MCPTestClient
 from frisian_mcp.registry import get_registry
-from frisian_mcp.testing import MCPError, MCPTestClient
 
 pytestmark = pytest.mark.django_db
 

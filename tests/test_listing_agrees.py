@@ -27,9 +27,9 @@ from django.db import models, transaction
 from guardian.shortcuts import assign_perm
 from model_bakery import baker
 
+from frisian_mcp.contrib.testing import MCPError, MCPTestClient, tool_error
 from frisian_mcp.examples import example_value
 from frisian_mcp.registry import get_registry
-from frisian_mcp.testing import MCPError, MCPTestClient, tool_error
 from tests.mounted import mounted, signed_in, urlconfs
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]

@@ -20,7 +20,7 @@ from django.urls import reverse
 from demo_project.contacts.models import Contact
 from frisian_mcp import __version__
 from frisian_mcp.checks import check_settings
-from frisian_mcp.testing import MCPError, MCPTestClient, tool_error
+from frisian_mcp.contrib.testing import MCPError, MCPTestClient, tool_error
 
 pytestmark = pytest.mark.django_db
 

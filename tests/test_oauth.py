@@ -25,8 +25,8 @@ from rest_framework.authtoken.models import Token
 from demo_project.contacts.models import Contact
 from frisian_mcp.contrib.oauth.authentication import get_config
 from frisian_mcp.contrib.oauth.checks import check_oauth
+from frisian_mcp.contrib.testing import MCPError, MCPTestClient
 from frisian_mcp.exceptions import ConfigurationError
-from frisian_mcp.testing import MCPError, MCPTestClient
 
 pytestmark = pytest.mark.django_db
 

@@ -33,7 +33,7 @@ from demo_project.management.commands.seed_demo import (
     DEMO_CLIENT_REDIRECT_URIS,
     DEMO_TOKEN,
 )
-from frisian_mcp.testing import MCPError, MCPTestClient, tool_error
+from frisian_mcp.contrib.testing import MCPError, MCPTestClient, tool_error
 from tests.oauth_as_support import (
     DocumentServer,
     Route,

@@ -24,7 +24,7 @@ from drf_spectacular.utils import OpenApiResponse, inline_serializer
 from rest_framework import serializers
 
 from frisian_mcp import pagination
-from frisian_mcp.testing import MCPError, MCPTestClient
+from frisian_mcp.contrib.testing import MCPError, MCPTestClient
 from tests.hosts.catalogue.models import Product
 from tests.hosts.catalogue.views import ProductSerializer, SummarySerializer
 

@@ -124,6 +124,80 @@ def test_the_core_imports_nothing_from_contrib() -> None:
     assert offenders == []
 
 
+def _core_imports() -> dict[str, set[str]]:
+    """Each core module and the core modules it imports: at module level,
+    under ``TYPE_CHECKING`` and inside functions alike."""
+    modules = {}
+    for path in sorted(CORE.rglob("*.py")):
+        if CONTRIB not in path.parents:
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            modules[".".join(parts).removesuffix(".__init__")] = path
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        graph[name] = set()
+        for imported in _imported(ast.parse(path.read_text(encoding="utf-8"))):
+            while imported and imported not in modules:
+                imported = imported.rpartition(".")[0]
+            if imported not in ("", name, "frisian_mcp"):
+                graph[name].add(imported)
+    return graph
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str]:
+    """One import cycle of ``graph`` (first module repeated last), or []."""
+    done: set[str] = set()
+
+    def visit(name: str, path: list[str]) -> list[str]:
+        if name in path:
+            return [*path[path.index(name) :], name]
+        if name in done:
+            return []
+        for imported in sorted(graph[name]):
+            if found := visit(imported, [*path, name]):
+                return found
+        done.add(name)
+        return []
+
+    return next(filter(None, (visit(name, []) for name in sorted(graph))), [])
+
+
+def test_no_import_in_the_core_runs_upward() -> None:
+    """The core's modules form layers (docs/architecture.md, "Layers"): no
+    import, type-only or inside a function, closes a circle (issue 27)."""
+    cycle = _cycle(_core_imports())
+    assert not cycle, "an import runs upward: " + " -> ".join(cycle)
+
+
+def test_the_contracts_are_typed_against_the_value_types_alone() -> None:
+    """``contracts`` (every ``Base*``) sits at the bottom: below it only the
+    settings and the value types, so every layer may subclass or call it."""
+    below = _core_imports()["frisian_mcp.contracts"]
+    assert below <= {"frisian_mcp.conf", "frisian_mcp.types"}, sorted(below)
+
+
+def test_each_extra_declares_its_own_settings() -> None:
+    """The core's table holds the core's keys; each extra declares its own
+    rows, and the checks know each one's extra while it is not installed."""
+    from frisian_mcp.checks import EXTRA_KEYS
+    from frisian_mcp.conf import SETTINGS
+
+    core = {key for key, row in SETTINGS.items() if not row.app}
+    declared = {
+        key: row.app.removeprefix("frisian_mcp.contrib.")
+        for key, row in SETTINGS.items()
+        if row.app
+    }
+    assert declared, "no extra declared a setting"
+    assert {k: v for k, v in EXTRA_KEYS.items() if k not in core} == declared
+    conf = (CORE / "conf.py").read_text(encoding="utf-8")
+    assert [key for key in declared if f"{key}:" in conf] == []
+
+
+#: What a script loads to drive the endpoint as a client does: the testing
+#: extra, which serves nothing (and its package).
+DRIVER = ("frisian_mcp.contrib", "frisian_mcp.contrib.testing")
+
+
 def _contrib_loaded(code: str, settings: str) -> list[str]:
     """The extras' modules ``code`` loads in a fresh process, Django set up."""
     # The extras' apps load their own modules at set-up: forget them, so
@@ -134,7 +208,7 @@ def _contrib_loaded(code: str, settings: str) -> list[str]:
         "    del sys.modules[name]\n"
         f"{code}\n"
         "print(' '.join(sorted(m for m in sys.modules"
-        " if m.startswith('frisian_mcp.contrib'))))"
+        f" if m.startswith('frisian_mcp.contrib') and m not in {DRIVER!r})))"
     )
     # The script migrates and writes: it gets a database of its own, never
     # the one $DATABASE_URL names (the suite's tests run in a copy of it).
@@ -164,7 +238,7 @@ def test_a_project_without_extras_serves_without_loading_one() -> None:
     code = (
         "from django.core.management import call_command\n"
         "call_command('migrate', run_syncdb=True, verbosity=0)\n"
-        "from frisian_mcp.testing import MCPTestClient\n"
+        "from frisian_mcp.contrib.testing import MCPTestClient\n"
         "mcp = MCPTestClient(); mcp.initialize()\n"
         "assert mcp.list_tools()\n"
         "found = mcp.call_tool('testapp__stats__get', {})['structuredContent']\n"

@@ -21,7 +21,7 @@ from django.test import Client, override_settings
 from django.urls import include, path
 from rest_framework import pagination, viewsets
 
-from frisian_mcp.testing import MCPTestClient
+from frisian_mcp.contrib.testing import MCPTestClient
 from tests.testapp.models import Publisher
 from tests.testapp.serializers import PublisherSerializer
 

@@ -50,7 +50,7 @@ from django.urls import reverse
 from demo_project.contacts.models import Contact
 from demo_project.dcim.models import Device, Site, Tag
 from demo_project.management.commands.seed_demo import DEMO_TOKEN, STAFF_TOKEN
-from frisian_mcp.testing import tool_error
+from frisian_mcp.contrib.testing import tool_error
 from tests.testapp.models import Book, Publisher
 from tests.testapp.views import RESTRICTED_COUNTRY
 

@@ -28,7 +28,7 @@ from django.test import Client, override_settings
 from guardian.shortcuts import assign_perm, remove_perm
 
 from frisian_mcp.contrib.fleet import cache
-from frisian_mcp.testing import MCPTestClient
+from frisian_mcp.contrib.testing import MCPTestClient
 from tests.hosts.guarded.models import Language, Project, Role
 from tests.hosts.guarded.permissions import EDITORS_ROLE
 

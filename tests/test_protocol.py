@@ -15,8 +15,8 @@ from jsonschema import Draft202012Validator
 from demo_project.contacts.models import Contact
 from demo_project.dcim.models import Device, Site, Tag
 from frisian_mcp import tokens
+from frisian_mcp.contrib.testing import MCPError, MCPTestClient, tool_error
 from frisian_mcp.registry import get_registry
-from frisian_mcp.testing import MCPError, MCPTestClient, tool_error
 
 pytestmark = pytest.mark.django_db
 

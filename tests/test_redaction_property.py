@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from demo_project.contacts.models import Contact
 from demo_project.dcim.models import Device
-from frisian_mcp.testing import MCPTestClient, tool_error
+from frisian_mcp.contrib.testing import MCPTestClient, tool_error
 from tests.testapp.models import Book
 
 pytestmark = pytest.mark.django_db

@@ -15,7 +15,7 @@ from django.test import Client, override_settings
 
 from demo_project.contacts.models import Contact
 from demo_project.dcim.models import Device, Site, Tag
-from frisian_mcp.testing import MCPError, MCPTestClient, tool_error
+from frisian_mcp.contrib.testing import MCPError, MCPTestClient, tool_error
 from tests.testapp.models import Book, Publisher, Shelf
 
 pytestmark = pytest.mark.django_db

@@ -24,8 +24,8 @@ from rest_framework.authentication import TokenAuthentication
 from demo_project.dcim.models import Site
 from demo_project.management.commands.seed_demo import DEMO_TOKEN, STAFF_TOKEN
 from frisian_mcp import rights
+from frisian_mcp.contrib.testing import MCPTestClient, tool_error
 from frisian_mcp.invocation import Probe
-from frisian_mcp.testing import MCPTestClient, tool_error
 from tests.hosts.guarded.models import Project
 
 pytestmark = pytest.mark.django_db

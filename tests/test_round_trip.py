@@ -31,8 +31,8 @@ from django.urls import resolve
 from model_bakery import baker
 
 from demo_project.contacts.models import Contact
+from frisian_mcp.contrib.testing import MCPError, MCPTestClient, tool_error
 from frisian_mcp.registry import get_registry
-from frisian_mcp.testing import MCPError, MCPTestClient, tool_error
 from frisian_mcp.tools import Tool
 from frisian_mcp.types import Kind
 from tests.mounted import mounted, signed_in, urlconfs

@@ -25,9 +25,9 @@ from django.db import connection, models
 from django.test import override_settings
 from jsonschema import Draft202012Validator
 
+from frisian_mcp.contrib.testing import MCPError, MCPTestClient
 from frisian_mcp.registry import ToolRegistry, reset_registry
 from frisian_mcp.schema import SchemaBuilder
-from frisian_mcp.testing import MCPError, MCPTestClient
 from frisian_mcp.tools import lean
 from tests.scaleapp.models import SCALE_MODELS
 from tests.urls_scale import (

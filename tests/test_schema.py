@@ -14,9 +14,9 @@ from jsonschema import Draft202012Validator
 from rest_framework import generics, serializers
 
 from frisian_mcp.checks import check_schemas
+from frisian_mcp.contrib.testing import MCPError, MCPTestClient
 from frisian_mcp.discovery import Endpoint
 from frisian_mcp.schema import SchemaBuilder
-from frisian_mcp.testing import MCPError, MCPTestClient
 from tests.testapp.models import Book, Publisher, Shelf
 from tests.testapp.serializers import NativePublisherField
 

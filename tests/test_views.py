@@ -9,7 +9,7 @@ import pytest
 from django.test import Client, override_settings
 from django.urls import reverse
 
-from frisian_mcp.testing import MCPTestClient
+from frisian_mcp.contrib.testing import MCPTestClient
 
 if TYPE_CHECKING:
     # The stubs' type of a test Client response (with .json()); it exists

@@ -21,8 +21,8 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import clear_url_caches, get_resolver
 
 from frisian_mcp import registry, warmup
+from frisian_mcp.contrib.testing import MCPError, MCPTestClient
 from frisian_mcp.discovery import URLConfDiscoveryBackend
-from frisian_mcp.testing import MCPError, MCPTestClient
 from frisian_mcp.types import Endpoint
 from frisian_mcp.warmup import warm_up
 from tests.live import ROOT

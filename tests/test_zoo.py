@@ -36,8 +36,8 @@ from django.db import connection, models, transaction
 from django.test import Client, override_settings
 from jsonschema import Draft202012Validator
 
+from frisian_mcp.contrib.testing import MCPError, MCPTestClient
 from frisian_mcp.registry import ToolRegistry
-from frisian_mcp.testing import MCPError, MCPTestClient
 from tests.test_parity import INPUT_ERROR_CODES
 from tests.zoo.models import (
     CustomField,

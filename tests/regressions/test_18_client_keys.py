@@ -15,8 +15,8 @@ import pytest
 from django.test import override_settings
 
 from demo_project.contacts.models import Contact
+from frisian_mcp.contrib.testing import MCPTestClient
 from frisian_mcp.registry import reset_registry
-from frisian_mcp.testing import MCPTestClient
 from tests.testapp.models import Book
 
 pytestmark = pytest.mark.django_db

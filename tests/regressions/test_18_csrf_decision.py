@@ -24,7 +24,7 @@ from django.test import Client, override_settings
 from rest_framework.authtoken.models import Token
 
 from demo_project.contacts.models import Contact
-from frisian_mcp.testing import MCPTestClient, tool_error
+from frisian_mcp.contrib.testing import MCPTestClient, tool_error
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.urls_oauth")]
 

@@ -24,7 +24,7 @@ from django.core.signals import got_request_exception
 from django.test import Client, override_settings
 
 from demo_project.dcim.models import Device, Site
-from frisian_mcp.testing import MCPError, MCPTestClient, tool_error
+from frisian_mcp.contrib.testing import MCPError, MCPTestClient, tool_error
 from tests.hosts import standardized
 from tests.testapp.models import Book, Publisher
 

@@ -17,8 +17,8 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client, override_settings
 
+from frisian_mcp.contrib.testing import MCPError, MCPTestClient
 from frisian_mcp.registry import get_registry
-from frisian_mcp.testing import MCPError, MCPTestClient
 from tests.hosts.guarded.models import Component, Language, Project
 from tests.mounted import mounted, urlconfs
 

@@ -17,7 +17,7 @@ import pytest
 from django.conf import settings
 from django.test import override_settings
 
-from frisian_mcp.testing import MCPError, MCPTestClient, tool_error
+from frisian_mcp.contrib.testing import MCPError, MCPTestClient, tool_error
 from tests.testapp.models import Book, Publisher
 
 pytestmark = pytest.mark.django_db

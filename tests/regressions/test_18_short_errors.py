@@ -15,8 +15,8 @@ import pytest
 from django.test import override_settings
 
 from demo_project.contacts.models import Contact
+from frisian_mcp.contrib.testing import MCPError, MCPTestClient
 from frisian_mcp.exceptions import LIST_LIMIT
-from frisian_mcp.testing import MCPError, MCPTestClient
 from tests.testapp.models import Book
 
 pytestmark = [

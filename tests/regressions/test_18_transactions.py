@@ -21,7 +21,7 @@ import pytest
 from django.db import connection
 from django.test import Client
 
-from frisian_mcp.testing import MCPError, MCPTestClient, tool_error
+from frisian_mcp.contrib.testing import MCPError, MCPTestClient, tool_error
 from tests.hosts.transactions import views
 from tests.testapp.models import Publisher
 

@@ -19,7 +19,7 @@ from django.core import checks
 from django.core.management import call_command
 from django.test import Client, override_settings
 
-from frisian_mcp.testing import MCPTestClient
+from frisian_mcp.contrib.testing import MCPTestClient
 from tests.hosts.canonical.middleware import ORIGIN
 from tests.testapp.models import Publisher
 

@@ -31,7 +31,7 @@ import httpx
 import pytest
 
 from demo_project.management.commands.seed_demo import DEMO_TOKEN
-from frisian_mcp.testing import tool_error
+from frisian_mcp.contrib.testing import tool_error
 from tests.live import demo_database, serve
 
 pytestmark = [
@@ -238,7 +238,7 @@ def _end_this_process_connection() -> None:
 def test_a_lost_connection_is_closed_where_no_request_cycle_runs() -> None:
     """Django's test client (like a stdio server) runs no request cycle
     that would close the broken connection: frisian_mcp closes it."""
-    from frisian_mcp.testing import MCPTestClient
+    from frisian_mcp.contrib.testing import MCPTestClient
 
     mcp = MCPTestClient()
     mcp.initialize()

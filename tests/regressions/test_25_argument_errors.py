@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from django.test import override_settings
 
-from frisian_mcp.testing import MCPError, MCPTestClient
+from frisian_mcp.contrib.testing import MCPError, MCPTestClient
 from tests.hosts.platform.models import Project
 from tests.hosts.platform.views import STYLE_HELP
 

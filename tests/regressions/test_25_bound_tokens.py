@@ -16,7 +16,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client, override_settings
 
-from frisian_mcp.testing import MCPError, MCPTestClient
+from frisian_mcp.contrib.testing import MCPError, MCPTestClient
 from tests.hosts.guarded.models import Component
 from tests.hosts.guarded.models import Project as GuardedProject
 from tests.hosts.translations.models import Project, Translation, Unit

@@ -26,9 +26,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from frisian_mcp.contrib.testing import MCPError, MCPTestClient
 from frisian_mcp.credentials import ends_credentials
 from frisian_mcp.registry import get_registry
-from frisian_mcp.testing import MCPError, MCPTestClient
 from frisian_mcp.types import Endpoint
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.hosts.accounts.urls")]

@@ -23,7 +23,7 @@ import pytest
 from django.db import connection
 from django.test import Client, override_settings
 
-from frisian_mcp.testing import MCPTestClient, tool_error
+from frisian_mcp.contrib.testing import MCPTestClient, tool_error
 from tests.hosts.platform.models import Project, Translation
 
 pytestmark = pytest.mark.django_db(transaction=True)

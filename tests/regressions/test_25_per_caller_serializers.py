@@ -20,9 +20,9 @@ from django.contrib.auth.models import Permission, User
 from django.test import Client, override_settings
 
 from frisian_mcp.contrib.fleet import cache as fleet
+from frisian_mcp.contrib.testing import MCPError, MCPTestClient
 from frisian_mcp.registry import get_registry, reset_registry
 from frisian_mcp.spectacular import caller_serializer
-from frisian_mcp.testing import MCPError, MCPTestClient
 from tests.hosts.accounts.views import UserViewSet
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.hosts.accounts.urls")]

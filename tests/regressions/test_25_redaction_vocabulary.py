@@ -24,8 +24,8 @@ import pytest
 from django.conf import settings
 from django.test import Client, override_settings
 
+from frisian_mcp.contrib.testing import MCPError, MCPTestClient
 from frisian_mcp.redaction import Redactor
-from frisian_mcp.testing import MCPError, MCPTestClient
 from tests.testapp.models import Book
 
 pytestmark = pytest.mark.django_db

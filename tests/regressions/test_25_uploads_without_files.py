@@ -25,7 +25,7 @@ from django.conf import settings
 from django.core.files.base import ContentFile
 from django.test import Client, override_settings
 
-from frisian_mcp.testing import MCPError, MCPTestClient
+from frisian_mcp.contrib.testing import MCPError, MCPTestClient
 from tests.hosts.files.models import Paper
 
 pytestmark = pytest.mark.django_db

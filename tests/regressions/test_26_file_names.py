@@ -28,7 +28,7 @@ from django.utils.http import content_disposition_header
 
 from demo_project.contacts.models import Attachment, Contact
 from frisian_mcp.contrib.files.responses import file_name
-from frisian_mcp.testing import MCPError, MCPTestClient
+from frisian_mcp.contrib.testing import MCPError, MCPTestClient
 from tests.hosts.files.models import Paper
 
 pytestmark = pytest.mark.django_db

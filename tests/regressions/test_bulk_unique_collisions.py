@@ -18,7 +18,7 @@ from rest_framework.validators import UniqueValidator
 
 from demo_project.dcim.models import Device, Site
 from frisian_mcp.collisions import unique_sets
-from frisian_mcp.testing import MCPTestClient, tool_error
+from frisian_mcp.contrib.testing import MCPTestClient, tool_error
 from tests.testapp.models import Publisher, Shelf
 
 pytestmark = pytest.mark.django_db

@@ -20,7 +20,7 @@ import psycopg
 import pytest
 from django.db import OperationalError, connection
 
-from frisian_mcp.testing import MCPError, MCPTestClient, tool_error
+from frisian_mcp.contrib.testing import MCPError, MCPTestClient, tool_error
 from tests.testapp.models import Publisher
 from tests.testapp.views import PublisherViewSet
 

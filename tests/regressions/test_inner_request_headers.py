@@ -22,7 +22,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from frisian_mcp.testing import MCPTestClient
+from frisian_mcp.contrib.testing import MCPTestClient
 
 
 class EchoHeadersView(APIView):

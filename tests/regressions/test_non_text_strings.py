@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from frisian_mcp.testing import tool_error
+from frisian_mcp.contrib.testing import tool_error
 from tests.test_fuzz import (
     DEVICE,
     SITE,

@@ -11,7 +11,7 @@ import logging
 import pytest
 from django.db import connection
 
-from frisian_mcp.testing import tool_error
+from frisian_mcp.contrib.testing import tool_error
 from tests.test_fuzz import check_no_echo, row_counts, tool_reply
 
 

@@ -1,8 +1,9 @@
-"""Test helpers: an MCP client over Django's test ``Client``.
+"""The testing extra: an MCP client over Django's test ``Client``.
 
 :class:`MCPTestClient` POSTs JSON-RPC bodies to the mounted endpoint and
-decodes the HTTP response; docs/testing.md shows it in a test. Importing this
-module imports ``django.test``; use it from tests only.
+decodes the HTTP response; docs/testing.md shows it in a test. Not an app:
+nothing to install. Importing it imports ``django.test``; use it from tests
+only (ADR 0021).
 """
 
 from __future__ import annotations
