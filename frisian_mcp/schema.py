@@ -121,7 +121,7 @@ class SchemaBuilder:
     def build(
         self, endpoint: Endpoint, path_prefix: str, serializer: type[Any] | None = None
     ) -> ToolSchema | None:
-        """The schema of ``endpoint``'s tool; ``None`` if excluded or broken.
+        """The schema of ``endpoint``'s tool; ``None`` if broken.
 
         ``serializer``: the class a caller gets from the view (ADR 0031).
         """
@@ -134,8 +134,6 @@ class SchemaBuilder:
                 auto = spectacular.inspector(
                     view, endpoint, self.generator, path_prefix
                 )
-                if host_call(auto.is_excluded):
-                    return None
                 return self._build(endpoint, view, auto)
             except HostError as exc:
                 self.warn(endpoint, exc.error, fatal=True)

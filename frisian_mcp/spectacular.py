@@ -25,6 +25,8 @@ from drf_spectacular.plumbing import (
 from drf_spectacular.settings import spectacular_settings
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework.generics import GenericAPIView
+from rest_framework.schemas.inspectors import DefaultSchema
+from rest_framework.settings import api_settings
 from rest_framework.versioning import NamespaceVersioning
 
 from frisian_mcp.exceptions import HostError, host_call
@@ -138,11 +140,19 @@ def caller_serializer(endpoint: Endpoint, user: Any, auth: Any) -> Any:
 
 
 def excluded(endpoint: Endpoint) -> bool:
-    """Whether the view leaves ``endpoint`` out of its schema (``exclude=True``)."""
+    """Whether the view leaves ``endpoint`` out of its schema (``exclude=True``).
+
+    Asked once, at discovery: an excluded endpoint is no tool, and its
+    schema is never built.
+    """
     cls = endpoint.view_class
     handler = getattr(cls, endpoint.handler_name, None)
+    own = inspect.getattr_static(cls, "schema", None)
     candidates = (
-        type(inspect.getattr_static(cls, "schema", None)),
+        # DRF's descriptor stands for DEFAULT_SCHEMA_CLASS.
+        api_settings.DEFAULT_SCHEMA_CLASS
+        if isinstance(own, DefaultSchema)
+        else type(own),
         (getattr(handler, "kwargs", None) or {}).get("schema"),
     )
     # Only schema classes overriding is_excluded (@extend_schema) can say so.
