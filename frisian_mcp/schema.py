@@ -13,11 +13,9 @@ from dataclasses import dataclass, field
 from functools import cached_property, partial
 from typing import Any, TypeVar
 
-from drf_spectacular.drainage import GENERATOR_STATS
 from drf_spectacular.generators import SchemaGenerator
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.plumbing import is_serializer
-from drf_spectacular.settings import patched_settings
 from jsonschema import Draft202012Validator
 from rest_framework import serializers
 
@@ -125,8 +123,7 @@ class SchemaBuilder:
 
         ``serializer``: the class a caller gets from the view (ADR 0031).
         """
-        patches = {"COMPONENT_SPLIT_REQUEST": True}
-        with GENERATOR_STATS.silence(), patched_settings(patches):
+        with spectacular.building():
             try:
                 view = make_view(endpoint, self.generator)
                 if serializer is not None:

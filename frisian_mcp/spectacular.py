@@ -6,10 +6,12 @@ spectacular API frisian_mcp relies on is called from this module only.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import logging
+import threading
 import types
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from drf_spectacular.drainage import GENERATOR_STATS
@@ -22,7 +24,7 @@ from drf_spectacular.plumbing import (
     is_versioning_supported,
     modify_for_versioning,
 )
-from drf_spectacular.settings import spectacular_settings
+from drf_spectacular.settings import SpectacularSettings, spectacular_settings
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework.generics import GenericAPIView
 from rest_framework.schemas.inspectors import DefaultSchema
@@ -34,6 +36,7 @@ from frisian_mcp.routing import pinned_version
 from frisian_mcp.types import Endpoint, dotted
 
 __all__ = [
+    "building",
     "caller_serializer",
     "chooses_serializer",
     "chosen_for_action",
@@ -58,6 +61,37 @@ _PLAIN_EXCLUSION = (None, AutoSchema.is_excluded)
 
 #: A path variable's value in a schema's mock view: a valid int and str.
 PLACEHOLDER = "1"
+
+#: spectacular's settings while a tool schema is built (ADR 0041): request
+#: and response components apart. The host's schema views keep its own.
+BUILD_SETTINGS: dict[str, Any] = {"COMPONENT_SPLIT_REQUEST": True}
+_building = threading.local()
+
+
+class _ThreadSettings(SpectacularSettings):
+    """spectacular's settings, :data:`BUILD_SETTINGS` in a thread that builds."""
+
+    def __getattribute__(self, name: str) -> Any:
+        if name in BUILD_SETTINGS and getattr(_building, "on", False):
+            return BUILD_SETTINGS[name]
+        return super().__getattribute__(name)
+
+
+@contextlib.contextmanager
+def building() -> Iterator[None]:
+    """Build tool schemas in this thread: :data:`BUILD_SETTINGS`, quietly.
+
+    ``patched_settings`` would patch the one settings object for every
+    thread, the host's schema views' too.
+    """
+    if type(spectacular_settings) is SpectacularSettings:
+        spectacular_settings.__class__ = _ThreadSettings
+    before, _building.on = getattr(_building, "on", False), True
+    try:
+        with GENERATOR_STATS.silence():
+            yield
+    finally:
+        _building.on = before
 
 
 def make_view(
