@@ -63,8 +63,12 @@ _PLAIN_EXCLUSION = (None, AutoSchema.is_excluded)
 PLACEHOLDER = "1"
 
 #: spectacular's settings while a tool schema is built (ADR 0041): request
-#: and response components apart. The host's schema views keep its own.
-BUILD_SETTINGS: dict[str, Any] = {"COMPONENT_SPLIT_REQUEST": True}
+#: and response components apart, in JSON Schema (OAS 3.1). The host's
+#: schema views keep its own.
+BUILD_SETTINGS: dict[str, Any] = {
+    "COMPONENT_SPLIT_REQUEST": True,
+    "OAS_VERSION": "3.1.0",
+}
 _building = threading.local()
 
 
