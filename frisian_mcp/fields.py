@@ -74,7 +74,10 @@ def record_schema(field: Any, schema: dict[str, Any]) -> Any:
     the field reads its value itself (its declared type a guess, ADR 0034)."""
     guessed = (_is_unmapped, _untyped_method, _own_relation, _reads_itself)
     if field is not None and any(test(field) for test in guessed):
-        schema = {k: v for k, v in schema.items() if k == "description"}
+        # Only its text, also where a nullable reference has it (OAS 3.1).
+        forms = [schema, *(schema.get("anyOf") or ())]
+        texts = [f["description"] for f in forms if "description" in f]
+        schema = {"description": texts[0]} if texts else {}
     return structural(_own_text(field, schema))
 
 

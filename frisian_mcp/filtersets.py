@@ -12,15 +12,13 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from drf_spectacular.drainage import GENERATOR_STATS
 from drf_spectacular.extensions import OpenApiFilterExtension
 from drf_spectacular.generators import SchemaGenerator
 from drf_spectacular.openapi import AutoSchema
-from drf_spectacular.settings import patched_settings
 
 from frisian_mcp.exceptions import HostError, host_call
 from frisian_mcp.jsonschema import parameter_schema
-from frisian_mcp.spectacular import components, inspector, make_view
+from frisian_mcp.spectacular import building, components, inspector, make_view
 from frisian_mcp.types import Endpoint
 
 __all__ = [
@@ -132,7 +130,7 @@ def live_filters(
     the host's code fails, which is logged.
     """
     generator = SchemaGenerator()
-    with GENERATOR_STATS.silence(), patched_settings({"COMPONENT_SPLIT_REQUEST": True}):
+    with building():
         try:
             view = make_view(endpoint, generator, path_kwargs)
             view.request.user, view.request.auth = user, auth

@@ -1,8 +1,9 @@
 """JSON values and JSON Schema: one normaliser, one walker, OpenAPI -> 2020-12.
 
 MCP tool schemas are JSON Schema 2020-12 (MCP 2025-11-25 basic/index "JSON
-Schema Usage"); drf-spectacular emits OpenAPI 3.0. ``oneOf`` becomes ``anyOf``
-(spectacular's alternatives overlap); recursive ``$ref``\\ s go to ``$defs``.
+Schema Usage"), which drf-spectacular's OAS 3.1 output is (ADR 0041); ``oneOf``
+becomes ``anyOf`` (its alternatives overlap), components are inlined and
+recursive ``$ref``\\ s go to ``$defs``.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ _LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
 _MAPS = ("properties", "patternProperties", "$defs")
 _VALUES = ("items", "additionalProperties", "not", "contains")
 _DROPPED = frozenset({"discriminator", "xml", "externalDocs", "readOnly", "nullable"})
+_BOUNDS = ("exclusiveMinimum", "exclusiveMaximum")
 _REF_PREFIX = "#/components/schemas/"
 _STRUCTURAL = frozenset(
     {"type", "properties", "items", "anyOf", "description", "title", "format"}
@@ -107,7 +109,7 @@ def to_json_schema(
     components: Mapping[str, Mapping[str, Any]],
     defs: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Convert one OpenAPI 3.0 schema object to JSON Schema 2020-12.
+    """One OpenAPI 3.1 schema object of spectacular's as a tool's JSON Schema.
 
     Components met again while inlined go once into ``defs`` and are
     referenced as ``#/$defs/<name>``; the caller puts ``defs`` at the root.
@@ -133,18 +135,18 @@ def to_json_schema(
         if isinstance(ref, str) and ref.startswith(_REF_PREFIX):
             resolved = resolve(ref[len(_REF_PREFIX) :], stack)
             return {**resolved, **convert(node, stack)} if node else resolved
-        nullable, all_of = bool(node.get("nullable")), node.get("allOf")
+        all_of = node.get("allOf")
         if isinstance(all_of, list) and len(all_of) == 1:
             # Spectacular's way of adding metadata beside a $ref: merge it.
-            rest = {k: v for k, v in node.items() if k not in ("allOf", "nullable")}
-            merged = {**convert(all_of[0], stack), **convert(rest, stack)}
-            return _nullable(merged) if nullable else merged
+            rest = {k: v for k, v in node.items() if k != "allOf"}
+            return {**convert(all_of[0], stack), **convert(rest, stack)}
         result = map_subschemas(_keywords(node), lambda c: convert(c, stack))
-        if nullable:
-            return _nullable(result)
-        enum, type_ = result.get("enum"), result.get("type")
-        if isinstance(enum, list) and None in enum and isinstance(type_, str):
+        # A choice that takes null, or an OAS 3.0 fragment a host wrote.
+        enum, type_ = result.get("enum") or [], result.get("type")
+        if (None in enum or node.get("nullable") is True) and isinstance(type_, str):
             result["type"] = [type_, "null"]
+            if enum and None not in enum:
+                result["enum"] = [*enum, None]
         return result
 
     converted: dict[str, Any] = convert(schema, ())
@@ -223,48 +225,10 @@ def _keywords(node: Mapping[str, Any]) -> dict[str, Any]:
     for key, value in node.items():
         if key.startswith("x-") or key in _DROPPED:
             continue
-        if key in ("exclusiveMinimum", "exclusiveMaximum"):
-            bound = "minimum" if key == "exclusiveMinimum" else "maximum"
-            if value is True and bound in node:
-                result[key] = plain(node[bound])
-            elif not isinstance(value, bool):
-                result[key] = plain(value)
-        elif key in ("minimum", "maximum") and (
-            node.get(f"exclusive{key.title()}") is True
-        ):
-            continue
-        elif key == "example":
-            result["examples"] = [plain(value)]
-        elif key == "oneOf":
-            result["anyOf"] = value
-        else:
-            subschemas = key in _LISTS or key in _MAPS or key in _VALUES
-            result[key] = value if subschemas else plain(value)
+        if key in _BOUNDS and isinstance(value, bool):
+            continue  # OAS 3.0's form, which 3.1 output never has
+        subschemas = key in _LISTS or key in _MAPS or key in _VALUES
+        result["anyOf" if key == "oneOf" else key] = (
+            value if subschemas else plain(value)
+        )
     return result
-
-
-def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
-    """``schema`` that also accepts ``null``."""
-    if not schema:
-        return schema
-    type_ = schema.get("type")
-    composite = any(k in schema for k in ("$ref", "allOf", "anyOf", "oneOf"))
-    if isinstance(type_, str) and not composite:
-        schema = {**schema, "type": [type_, "null"]}
-        if "enum" in schema and None not in schema["enum"]:
-            schema["enum"] = [*schema["enum"], None]
-        return schema
-    if isinstance(type_, list) and not composite:
-        return schema if "null" in type_ else {**schema, "type": [*type_, "null"]}
-    notes: dict[str, Any] = {
-        k: schema[k]
-        for k in ("title", "description", "default", "examples")
-        if k in schema
-    }
-    inner = {k: v for k, v in schema.items() if k not in notes}
-    if list(inner) == ["anyOf"]:
-        options = list(inner["anyOf"])
-        if {"type": "null"} not in options:
-            options.append({"type": "null"})
-        return {"anyOf": options, **notes}
-    return {"anyOf": [inner, {"type": "null"}], **notes}

@@ -13,11 +13,9 @@ from dataclasses import dataclass, field
 from functools import cached_property, partial
 from typing import Any, TypeVar
 
-from drf_spectacular.drainage import GENERATOR_STATS
 from drf_spectacular.generators import SchemaGenerator
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.plumbing import is_serializer
-from drf_spectacular.settings import patched_settings
 from jsonschema import Draft202012Validator
 from rest_framework import serializers
 
@@ -121,12 +119,11 @@ class SchemaBuilder:
     def build(
         self, endpoint: Endpoint, path_prefix: str, serializer: type[Any] | None = None
     ) -> ToolSchema | None:
-        """The schema of ``endpoint``'s tool; ``None`` if excluded or broken.
+        """The schema of ``endpoint``'s tool; ``None`` if broken.
 
         ``serializer``: the class a caller gets from the view (ADR 0031).
         """
-        patches = {"COMPONENT_SPLIT_REQUEST": True}
-        with GENERATOR_STATS.silence(), patched_settings(patches):
+        with spectacular.building():
             try:
                 view = make_view(endpoint, self.generator)
                 if serializer is not None:
@@ -134,8 +131,6 @@ class SchemaBuilder:
                 auto = spectacular.inspector(
                     view, endpoint, self.generator, path_prefix
                 )
-                if host_call(auto.is_excluded):
-                    return None
                 return self._build(endpoint, view, auto)
             except HostError as exc:
                 self.warn(endpoint, exc.error, fatal=True)

@@ -6,10 +6,12 @@ spectacular API frisian_mcp relies on is called from this module only.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import logging
+import threading
 import types
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from drf_spectacular.drainage import GENERATOR_STATS
@@ -22,9 +24,11 @@ from drf_spectacular.plumbing import (
     is_versioning_supported,
     modify_for_versioning,
 )
-from drf_spectacular.settings import spectacular_settings
+from drf_spectacular.settings import SpectacularSettings, spectacular_settings
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework.generics import GenericAPIView
+from rest_framework.schemas.inspectors import DefaultSchema
+from rest_framework.settings import api_settings
 from rest_framework.versioning import NamespaceVersioning
 
 from frisian_mcp.exceptions import HostError, host_call
@@ -32,6 +36,7 @@ from frisian_mcp.routing import pinned_version
 from frisian_mcp.types import Endpoint, dotted
 
 __all__ = [
+    "building",
     "caller_serializer",
     "chooses_serializer",
     "chosen_for_action",
@@ -56,6 +61,41 @@ _PLAIN_EXCLUSION = (None, AutoSchema.is_excluded)
 
 #: A path variable's value in a schema's mock view: a valid int and str.
 PLACEHOLDER = "1"
+
+#: spectacular's settings while a tool schema is built (ADR 0041): request
+#: and response components apart, in JSON Schema (OAS 3.1). The host's
+#: schema views keep its own.
+BUILD_SETTINGS: dict[str, Any] = {
+    "COMPONENT_SPLIT_REQUEST": True,
+    "OAS_VERSION": "3.1.0",
+}
+_building = threading.local()
+
+
+class _ThreadSettings(SpectacularSettings):
+    """spectacular's settings, :data:`BUILD_SETTINGS` in a thread that builds."""
+
+    def __getattribute__(self, name: str) -> Any:
+        if name in BUILD_SETTINGS and getattr(_building, "on", False):
+            return BUILD_SETTINGS[name]
+        return super().__getattribute__(name)
+
+
+@contextlib.contextmanager
+def building() -> Iterator[None]:
+    """Build tool schemas in this thread: :data:`BUILD_SETTINGS`, quietly.
+
+    ``patched_settings`` would patch the one settings object for every
+    thread, the host's schema views' too.
+    """
+    if type(spectacular_settings) is SpectacularSettings:
+        spectacular_settings.__class__ = _ThreadSettings
+    before, _building.on = getattr(_building, "on", False), True
+    try:
+        with GENERATOR_STATS.silence():
+            yield
+    finally:
+        _building.on = before
 
 
 def make_view(
@@ -138,11 +178,19 @@ def caller_serializer(endpoint: Endpoint, user: Any, auth: Any) -> Any:
 
 
 def excluded(endpoint: Endpoint) -> bool:
-    """Whether the view leaves ``endpoint`` out of its schema (``exclude=True``)."""
+    """Whether the view leaves ``endpoint`` out of its schema (``exclude=True``).
+
+    Asked once, at discovery: an excluded endpoint is no tool, and its
+    schema is never built.
+    """
     cls = endpoint.view_class
     handler = getattr(cls, endpoint.handler_name, None)
+    own = inspect.getattr_static(cls, "schema", None)
     candidates = (
-        type(inspect.getattr_static(cls, "schema", None)),
+        # DRF's descriptor stands for DEFAULT_SCHEMA_CLASS.
+        api_settings.DEFAULT_SCHEMA_CLASS
+        if isinstance(own, DefaultSchema)
+        else type(own),
         (getattr(handler, "kwargs", None) or {}).get("schema"),
     )
     # Only schema classes overriding is_excluded (@extend_schema) can say so.

@@ -70,8 +70,8 @@ class Tool:
 
     @property
     def schema(self) -> ToolSchema | None:
-        """The schema; ``None`` when excluded from the API's schema, broken,
-        or requiring a file no call hook carries."""
+        """The schema; ``None`` when broken, or requiring a file no call
+        hook carries."""
         if not self._built:
             with self.lock:
                 if not self._built:
@@ -92,7 +92,7 @@ class Tool:
 
     @property
     def left_out(self) -> bool:
-        """Whether the schema was built and failed (or is excluded): ADR 0010."""
+        """Whether the schema was built and failed: ADR 0010."""
         return self._built and self._schema is None
 
     def adopt(

@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from django.conf import settings
 from django.test import override_settings
+from drf_spectacular.openapi import AutoSchema
 
 from demo_project.dcim.views import SiteViewSet, TagViewSet
 from frisian_mcp.contrib.testing import MCPTestClient
@@ -170,3 +172,34 @@ def test_a_root_view_excluded_from_the_schema_is_no_endpoint() -> None:
     names = {tool.name for tool in registry}
     assert "contacts__create" in names
     assert not any(name.startswith("api__") or name == "get" for name in names)
+
+
+class _NoTagsSchema(AutoSchema):
+    """A host's DEFAULT_SCHEMA_CLASS that leaves the tag views out."""
+
+    def is_excluded(self) -> bool:
+        return isinstance(self.view, TagViewSet) or super().is_excluded()
+
+
+def test_a_default_schema_class_that_excludes_is_asked_once_at_discovery(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    asked: list[str] = []
+    plain = _NoTagsSchema.is_excluded
+
+    def counted(self: _NoTagsSchema) -> bool:
+        asked.append(f"{type(self.view).__name__}.{self.method}")
+        return plain(self)
+
+    monkeypatch.setattr(_NoTagsSchema, "is_excluded", counted)
+    schema_class = f"{__name__}._NoTagsSchema"
+    rest = {**settings.REST_FRAMEWORK, "DEFAULT_SCHEMA_CLASS": schema_class}
+    with override_settings(REST_FRAMEWORK=rest):
+        registry = ToolRegistry.from_settings()
+        discovered = len(asked)
+        names = {tool.name for tool in registry}
+        for tool in registry:
+            assert tool.definition() is not None  # every schema built
+    assert "dcim__sites__list" in names
+    assert not any(name.startswith("dcim__tags") for name in names)
+    assert discovered == len(asked)  # building asked no more

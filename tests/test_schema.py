@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import json
+import threading
 from io import StringIO
 from typing import Any
 
 import pytest
 from django.core.management import call_command
 from django.test import Client, override_settings
+from drf_spectacular.settings import spectacular_settings
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from jsonschema import Draft202012Validator
 from rest_framework import generics, serializers
 
+from frisian_mcp import spectacular
 from frisian_mcp.checks import check_schemas
 from frisian_mcp.contrib.testing import MCPError, MCPTestClient
 from frisian_mcp.discovery import Endpoint
@@ -571,3 +575,38 @@ def test_a_query_parameter_the_view_reads_itself_is_declared_per_viewset() -> No
     rows = rest["results"] if isinstance(rest, dict) else rest
     names = [row["name"] for row in page["structuredContent"]["results"]]
     assert names == [row["name"] for row in rows] == ["Ada", "Alan"]
+
+
+@pytest.mark.django_db
+@override_settings(ROOT_URLCONF="demo_project.urls")
+def test_the_hosts_own_schema_view_keeps_its_settings_while_tools_build(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A setting the host leaves at spectacular's default, changed for tool
+    # builds: its own /api/schema/ must not see it, not even while another
+    # thread builds.
+    monkeypatch.setitem(spectacular.BUILD_SETTINGS, "OAS_VERSION", "3.1.0")
+    started, release, seen = threading.Event(), threading.Event(), []
+
+    def build() -> None:
+        with spectacular.building():
+            seen.append(spectacular_settings.OAS_VERSION)
+            started.set()
+            release.wait(10)
+
+    builder = threading.Thread(target=build)
+    builder.start()
+    try:
+        assert started.wait(10)
+        during = Client().get("/api/schema/", {"format": "json"})
+    finally:
+        release.set()
+        builder.join()
+    assert seen == ["3.1.0"]
+    assert during.status_code == 200
+    assert json.loads(during.content)["openapi"] == "3.0.3"
+    mcp = MCPTestClient()
+    mcp.initialize()
+    assert mcp.list_tools()  # every tool schema built in this thread
+    after = Client().get("/api/schema/", {"format": "json"})
+    assert json.loads(after.content)["openapi"] == "3.0.3"
