@@ -208,12 +208,12 @@ def excluded(endpoint: Endpoint) -> bool:
             return False  # building its schema fails the same way, and says so
     try:
         return bool(host_call(auto.is_excluded))
-    except HostError as exc:
+    except HostError as exc:  # when in doubt, out, as the build had it
         logger.warning(
-            "frisian_mcp: is_excluded() of %s (%s) failed, so it is served: %s",
+            "frisian_mcp: left out %s (%s): its is_excluded() failed: %s",
             *(dotted(cls), endpoint.path, type(exc.error).__name__),
         )
-        return False
+        return True
 
 
 def _version_of(endpoint: Endpoint, versioning: Any) -> str | None:
