@@ -12,6 +12,7 @@ process: the kept answers (the default), and every listing probing
 interleaved with an HTTP ``ping`` over the same test client, the reference
 of the same run: the first page, and the whole listing (every page, by
 ``nextCursor``), the server's time: the answers' bytes are not decoded.
+The listing's size per tool (compact JSON) is reported too.
 Goal: a warm listing at about 1,000 tools <= 25 ms.
 
 Usage: ``.venv/bin/python bench/bench_listing.py [--viewsets 166] [--requests 30]``
@@ -69,7 +70,9 @@ def _worker(variant: str, caller: str, requests: int) -> dict[str, Any]:
         call_command("migrate", run_syncdb=True, verbosity=0)
         client.client.force_login(User.objects.create_superuser("admin"))
     client.initialize()
-    tools = len(client.list_tools())  # builds every schema, probes once
+    listed = client.list_tools()  # builds every schema, probes once
+    tools = len(listed)
+    size = sum(len(json.dumps(t, separators=(",", ":"))) for t in listed)
 
     def post(method: str, params: dict[str, Any]) -> bytes:
         body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
@@ -100,7 +103,7 @@ def _worker(variant: str, caller: str, requests: int) -> dict[str, Any]:
             run()
             samples[name].append((time.perf_counter() - start) * 1000)
     per_listing = (probes[0] - before) / (2 * requests)
-    return {"tools": tools, "samples": samples, "probes": per_listing}
+    return {"tools": tools, "samples": samples, "probes": per_listing, "bytes": size}
 
 
 def _subprocess(variant: str, caller: str, requests: int, viewsets: int) -> Any:
@@ -172,6 +175,8 @@ def _report(caller: str, options: argparse.Namespace) -> None:
         print(
             f"- {variant}: {runs[0]['probes']:.0f} permission probes per warm listing"
         )
+    per_tool = found["kept"][0]["bytes"] / tools
+    print(f"- the listing: {per_tool:,.1f} B per tool (compact JSON)")
 
 
 if __name__ == "__main__":

@@ -138,16 +138,21 @@ def to_json_schema(
         all_of = node.get("allOf")
         if isinstance(all_of, list) and len(all_of) == 1:
             # Spectacular's way of adding metadata beside a $ref: merge it.
-            rest = {k: v for k, v in node.items() if k != "allOf"}
-            return {**convert(all_of[0], stack), **convert(rest, stack)}
-        result = map_subschemas(_keywords(node), lambda c: convert(c, stack))
-        # A choice that takes null, or an OAS 3.0 fragment a host wrote.
+            rest = {k: v for k, v in node.items() if k not in ("allOf", "nullable")}
+            result = {**convert(all_of[0], stack), **convert(rest, stack)}
+        else:
+            result = map_subschemas(_keywords(node), lambda c: convert(c, stack))
         enum, type_ = result.get("enum") or [], result.get("type")
-        if (None in enum or node.get("nullable") is True) and isinstance(type_, str):
-            result["type"] = [type_, "null"]
+        # A choice that takes null; or OAS 3.0's form, in a host's own text.
+        if not (None in enum or node.get("nullable") is True) or not result:
+            return result
+        if isinstance(type_, str | list):
+            types = [type_] if isinstance(type_, str) else type_
+            result["type"] = types if "null" in types else [*types, "null"]
             if enum and None not in enum:
                 result["enum"] = [*enum, None]
-        return result
+            return result
+        return {"anyOf": [result, {"type": "null"}]}
 
     converted: dict[str, Any] = convert(schema, ())
     return converted
@@ -225,8 +230,16 @@ def _keywords(node: Mapping[str, Any]) -> dict[str, Any]:
     for key, value in node.items():
         if key.startswith("x-") or key in _DROPPED:
             continue
-        if key in _BOUNDS and isinstance(value, bool):
-            continue  # OAS 3.0's form, which 3.1 output never has
+        if key in _BOUNDS and isinstance(value, bool):  # OAS 3.0's form
+            bound = "minimum" if key == "exclusiveMinimum" else "maximum"
+            if value and bound in node:
+                result[key] = plain(node[bound])
+            continue
+        if (
+            key in ("minimum", "maximum")
+            and node.get(f"exclusive{key.title()}") is True
+        ):
+            continue
         subschemas = key in _LISTS or key in _MAPS or key in _VALUES
         result["anyOf" if key == "oneOf" else key] = (
             value if subschemas else plain(value)

@@ -204,9 +204,16 @@ def excluded(endpoint: Endpoint) -> bool:
         try:
             view = make_view(endpoint, generator)
             auto = inspector(view, endpoint, generator, "^/")
-            return bool(host_call(auto.is_excluded))
         except HostError:
-            return False  # building its schema reports the failure
+            return False  # building its schema fails the same way, and says so
+    try:
+        return bool(host_call(auto.is_excluded))
+    except HostError as exc:  # when in doubt, out, as the build had it
+        logger.warning(
+            "frisian_mcp: left out %s (%s): its is_excluded() failed: %s",
+            *(dotted(cls), endpoint.path, type(exc.error).__name__),
+        )
+        return True
 
 
 def _version_of(endpoint: Endpoint, versioning: Any) -> str | None:

@@ -203,3 +203,29 @@ def test_a_default_schema_class_that_excludes_is_asked_once_at_discovery(
     assert "dcim__sites__list" in names
     assert not any(name.startswith("dcim__tags") for name in names)
     assert discovered == len(asked)  # building asked no more
+
+
+class _BrokenExclusionSchema(AutoSchema):
+    """A host's schema class whose is_excluded() fails on the tag views."""
+
+    def is_excluded(self) -> bool:
+        if isinstance(self.view, TagViewSet):
+            raise LookupError("no such plugin")
+        return super().is_excluded()
+
+
+def test_an_is_excluded_that_fails_leaves_the_endpoint_out_and_says_so(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    schema_class = f"{__name__}._BrokenExclusionSchema"
+    rest = {**settings.REST_FRAMEWORK, "DEFAULT_SCHEMA_CLASS": schema_class}
+    with override_settings(REST_FRAMEWORK=rest):
+        names = {tool.name for tool in ToolRegistry.from_settings()}
+    assert "dcim__sites__list" in names
+    assert not any(name.startswith("dcim__tags") for name in names)
+    failed = [
+        r.getMessage() for r in caplog.records if "is_excluded()" in r.getMessage()
+    ]
+    assert failed
+    assert all("TagViewSet" in m and "LookupError" in m for m in failed)
+    assert not any("no such plugin" in m for m in failed)

@@ -61,6 +61,21 @@ class CustomCountField(serializers.Field[int, int, int, Any]):
     """A project field with its own schema declaration."""
 
 
+@extend_schema_field(
+    {
+        "type": "object",
+        "nullable": True,
+        "properties": {
+            "note": {"type": "string", "nullable": True},
+            "score": {"type": "number", "minimum": 0, "exclusiveMinimum": True},
+            "ref": {"allOf": [{"type": "object"}], "nullable": True},
+        },
+    }
+)
+class HandWrittenField(serializers.Field[Any, Any, Any, Any]):
+    """A project field whose schema its authors wrote in OAS 3.0's terms."""
+
+
 class NestedAddress(serializers.Serializer[dict[str, str]]):
     street = serializers.CharField(max_length=50)
     city = serializers.CharField(required=False)
@@ -130,6 +145,18 @@ CASES: list[tuple[str, serializers.Field[Any, Any, Any, Any], dict[str, Any]]] =
     ("json", serializers.JSONField(), {}),
     ("default", serializers.IntegerField(default=3), {"type": "integer", "default": 3}),
     ("custom_declared", CustomCountField(), {"type": "integer"}),
+    (
+        "hand_written_oas30",
+        HandWrittenField(),
+        {
+            "type": ["object", "null"],
+            "properties": {
+                "note": {"type": ["string", "null"]},
+                "score": {"type": "number", "exclusiveMinimum": 0},
+                "ref": {"type": ["object", "null"]},
+            },
+        },
+    ),
     (
         "nested",
         NestedAddress(),

@@ -11,9 +11,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from drf_spectacular.drainage import GENERATOR_STATS
 from drf_spectacular.generators import SchemaGenerator
-from drf_spectacular.settings import patched_settings
 from drf_spectacular.types import OpenApiTypes
 from rest_framework import serializers
 
@@ -53,7 +51,7 @@ def file_schema(tool: Tool, schema: ToolSchema) -> ToolSchema:
     writes = endpoint.method in ("POST", "PUT", "PATCH")
     if not writes and tool.kind != Kind.ACTION:
         return schema  # DRF's own reads and deletes answer JSON
-    with GENERATOR_STATS.silence(), patched_settings({"COMPONENT_SPLIT_REQUEST": True}):
+    with spectacular.building():
         try:
             view = spectacular.make_view(endpoint, generator)
             auto = spectacular.inspector(view, endpoint, generator, tool.path_prefix)
