@@ -67,7 +67,7 @@ def _check_keys(user: dict[str, Any]) -> list[checks.CheckMessage]:
                 )
             )
         elif key not in SETTINGS and key not in EXTRA_KEYS:
-            close = difflib.get_close_matches(str(key), SETTINGS, n=1)
+            close = difflib.get_close_matches(str(key), [*SETTINGS, *EXTRA_KEYS], n=1)
             errors.append(
                 checks.Error(
                     f"{SETTINGS_NAME} has an unknown key {key!r}.",

@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # named in two rows' types, as strings
 __all__ = [
     "DEFAULTS", "GLOBS", "PROVIDED", "REMOVED_SETTINGS", "SETTINGS", "SETTINGS_NAME",
     "Import", "MCPSettings", "Setting", "Value", "at_least", "declare",
-    "mcp_settings", "on_change", "one_of", "provided"
+    "extra_settings", "mcp_settings", "on_change", "one_of", "provided"
 ]  # fmt: skip
 
 T = TypeVar("T")
@@ -337,11 +337,6 @@ class MCPSettings:
         """Forget every value read; the next access reads settings again."""
         self.__dict__.clear()
 
-    if TYPE_CHECKING:
-
-        def __getattr__(self, name: str) -> Any:
-            """A row an installed extra declared (:func:`declare`)."""
-
 
 #: Every key's default.
 DEFAULTS: dict[str, Any] = {key: row.default for key, row in SETTINGS.items()}
@@ -365,6 +360,15 @@ def declare(app: str, **rows: Setting[Any]) -> None:
 
 #: The settings object every module reads.
 mcp_settings = MCPSettings()
+if TYPE_CHECKING:
+
+    class _WithExtras(MCPSettings):
+        def __getattr__(self, name: str) -> Any:
+            """A row an installed extra declared (:func:`declare`)."""
+
+
+#: ``mcp_settings`` as an extra reads it: its own rows too, typed ``Any``.
+extra_settings = cast("_WithExtras", mcp_settings)
 _on_change: list[tuple[frozenset[str], Callable[[], object]]] = [
     (frozenset({SETTINGS_NAME, "INSTALLED_APPS"}), mcp_settings.reload)
 ]

@@ -125,8 +125,10 @@ def viewset_option(view_class: type[Any], key: str) -> Any:
 class BaseCallHook:
     """Steps into tool calls; every method's default changes nothing.
 
-    ``settings``: the ``FRISIAN_MCP`` keys the hook reads, so a check can
-    tell a setting that no listed hook reads.
+    ``tool`` is a :class:`~frisian_mcp.tools.Tool`, ``schema`` its
+    :class:`~frisian_mcp.schema.ToolSchema`. ``settings``: the
+    ``FRISIAN_MCP`` keys the hook reads, so a check can tell a setting that
+    no listed hook reads.
     """
 
     settings: tuple[str, ...] = ()
@@ -140,7 +142,7 @@ class BaseCallHook:
 
         Where the project does not set ``MAX_REQUEST_BYTES``, the endpoint
         takes bodies up to the largest of its default and every hook's
-        answer (:func:`request_limit`): the files extra's uploads travel
+        answer (:func:`~frisian_mcp.hooks.request_limit`): the files extra's uploads travel
         inside the JSON-RPC body.
         """
         return 0
@@ -175,7 +177,7 @@ class BaseCallHook:
     def map_response(
         self, tool: Any, call: Call, request: WSGIRequest, response: HttpResponseBase
     ) -> ContentResult | None:
-        """A 2xx answer whose body is not JSON (see :func:`foreign_body`).
+        """A 2xx answer whose body is not JSON (see :func:`~frisian_mcp.hooks.foreign_body`).
 
         ``request`` is the inner one (its URL serves the file over REST).
         Return the result's content blocks, or ``None`` to leave the
@@ -193,9 +195,11 @@ class ContentResult(dict[str, Any]):
 class BaseLayout:
     """A ``TOOL_LAYOUT`` besides ``"flat"``: entries that stand for tools.
 
-    One instance per registry. ``tools/list`` lists its entries instead of
-    the flat tools; a call to an entry is routed to a flat tool, which runs
-    as if called by name (flat names stay callable).
+    One instance per :class:`~frisian_mcp.registry.ToolRegistry`.
+    ``tools/list`` lists its entries instead of the flat tools; a call to an
+    entry is routed to a flat tool, which runs as if called by name (flat
+    names stay callable). ``seen`` is the caller's
+    :class:`~frisian_mcp.visibility.Visibility`.
     """
 
     def __init__(self, registry: Any) -> None:
@@ -229,7 +233,8 @@ class BaseLayout:
 class BaseStore:
     """Keeps built schemas and each caller's visible tools beyond one process.
 
-    ``STORE_BACKEND`` names a subclass, built once per registry. Without
+    ``STORE_BACKEND`` names a subclass, built once per
+    :class:`~frisian_mcp.registry.ToolRegistry`. Without
     one, schemas live in the process's tools and each caller's permission
     answers in the registry (:class:`~frisian_mcp.rights.Answers`). A store
     is advice: whatever it cannot reach, the process builds or probes

@@ -25,7 +25,7 @@ from typing import Any
 from django.core.cache import caches
 
 from frisian_mcp import arguments
-from frisian_mcp.conf import mcp_settings
+from frisian_mcp.conf import extra_settings as mcp_settings
 from frisian_mcp.contrib.confirm.summary import record_of, state_of, summarise
 from frisian_mcp.exceptions import InputRequired, ToolExecutionError, ToolInputError
 from frisian_mcp.hooks import BaseCallHook

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from frisian_mcp.conf import mcp_settings
+from frisian_mcp.conf import extra_settings as mcp_settings
 from frisian_mcp.discovery import valid_name, viewset_option
 from frisian_mcp.exceptions import LIST_LIMIT, ToolInputError, few
 from frisian_mcp.tools import Tool

@@ -10,7 +10,7 @@ from typing import Any
 
 from django.core import checks
 
-from frisian_mcp.conf import mcp_settings
+from frisian_mcp.conf import extra_settings as mcp_settings
 from frisian_mcp.contrib.files.uploads import request_bytes
 from frisian_mcp.exceptions import ConfigurationError
 

@@ -7,7 +7,7 @@ from typing import Any
 from django.core.handlers.wsgi import WSGIRequest
 from django.http import HttpResponseBase
 
-from frisian_mcp.conf import mcp_settings
+from frisian_mcp.conf import extra_settings as mcp_settings
 from frisian_mcp.contrib.files import responses, schemas, uploads
 from frisian_mcp.hooks import BaseCallHook, ContentResult, form_only
 from frisian_mcp.schema import ToolSchema

@@ -18,7 +18,7 @@ from typing import Any
 from django.http import HttpResponseBase
 from rest_framework.response import Response
 
-from frisian_mcp.conf import mcp_settings
+from frisian_mcp.conf import extra_settings as mcp_settings
 from frisian_mcp.exceptions import ToolExecutionError
 from frisian_mcp.hooks import ContentResult, release
 from frisian_mcp.replies import Verbatim

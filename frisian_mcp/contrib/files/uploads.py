@@ -27,7 +27,7 @@ from django.db import models
 from django.http import multipartparser
 from rest_framework.parsers import MultiPartParser
 
-from frisian_mcp.conf import mcp_settings
+from frisian_mcp.conf import extra_settings as mcp_settings
 from frisian_mcp.exceptions import ToolInputError
 from frisian_mcp.types import ErrorCode
 

@@ -24,7 +24,8 @@ from rest_framework import exceptions as drf_exceptions
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
 from rest_framework.request import Request
 
-from frisian_mcp.conf import SETTINGS_NAME, mcp_settings, on_change
+from frisian_mcp.conf import SETTINGS_NAME, on_change
+from frisian_mcp.conf import extra_settings as mcp_settings
 from frisian_mcp.contrib.oauth.tokens import BaseTokenValidator, Grant, TokenRejected
 from frisian_mcp.exceptions import ConfigurationError
 from frisian_mcp.types import KINDS
