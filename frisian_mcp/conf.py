@@ -343,7 +343,7 @@ DEFAULTS: dict[str, Any] = {key: row.default for key, row in SETTINGS.items()}
 
 
 def declare(app: str, **rows: Setting[Any]) -> None:
-    """Add the rows of the extra ``app`` to the table (from its ``ready()``).
+    """Add the rows of the extra ``app`` to the table (from its package).
 
     The checks validate them and ``mcp_settings`` reads them as the core's;
     the table lists them after the core's, by extra (docs/settings.md).

@@ -261,3 +261,49 @@ def test_the_previous_release_settings_install_no_extra() -> None:
     found = [a for a in settings_previous.INSTALLED_APPS if a.startswith("frisian")]
     assert found == ["frisian_mcp"]
     assert settings.INSTALLED_APPS != settings_previous.INSTALLED_APPS
+
+
+#: A project that names an extra's hook in CALL_HOOKS but never installed the
+#: extra: the hook reads its rows (declared by the extra's package), the
+#: endpoint serves, and check says W014.
+HOOKS_SCRIPT = """
+import django, io, json
+django.setup()
+from django.core.management import call_command
+from django.test import override_settings
+call_command("migrate", run_syncdb=True, verbosity=0)
+hooks = [
+    "frisian_mcp.contrib.files.hooks.FileHook",
+    "frisian_mcp.contrib.confirm.hooks.ConfirmationHook",
+]
+with override_settings(FRISIAN_MCP={"REQUIRE_AUTHENTICATION": False, "CALL_HOOKS": hooks}):
+    out = io.StringIO()
+    call_command("check", stdout=out, stderr=out)
+    from frisian_mcp.conf import mcp_settings
+    from frisian_mcp.contrib.testing import MCPTestClient
+    mcp = MCPTestClient(); mcp.initialize()
+    found = mcp.call_tool("testapp__stats__get", {})["structuredContent"]
+    rows = [mcp_settings.FILE_MAX_BYTES, mcp_settings.CONFIRM, mcp_settings.CONFIRM_MAX_AGE]
+print(json.dumps({"check": out.getvalue(), "found": found, "rows": rows}))
+"""
+
+
+@pytest.mark.subprocess
+def test_a_hook_named_without_its_extra_installed_reads_its_rows() -> None:
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "tests.settings_previous"}
+    env.pop("DATABASE_URL", None)  # a database of its own
+    done = subprocess.run(
+        [sys.executable, "-c", HOOKS_SCRIPT],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    import json
+
+    result = json.loads(done.stdout.splitlines()[-1])
+    assert "(frisian_mcp.W014) FRISIAN_MCP['CALL_HOOKS']" in result["check"]
+    assert result["found"] == {"books": 0, "publishers": 0}
+    assert result["rows"] == [4_194_304, [], 300]

@@ -15,16 +15,9 @@ class DispatchersConfig(AppConfig):
     verbose_name = "frisian_mcp dispatcher tools"
 
     def ready(self) -> None:
-        """Declare ``DISPATCHER_GROUP_BY``; register the layout as
-        ``TOOL_LAYOUT = "dispatcher"`` (and "auto")."""
-        from frisian_mcp.conf import Setting, declare, one_of
+        """Register the layout as ``TOOL_LAYOUT = "dispatcher"`` (and
+        "auto"); the package (``__init__``) declares ``DISPATCHER_GROUP_BY``."""
         from frisian_mcp.contrib.dispatchers.layout import DispatcherLayout
         from frisian_mcp.hooks import register_layout
-
-        by = one_of("app", "namespace", "path")
-        declare(
-            self.name,
-            DISPATCHER_GROUP_BY=Setting("app", by, "Grouping (contrib.dispatchers)."),
-        )
 
         register_layout("dispatcher", DispatcherLayout)

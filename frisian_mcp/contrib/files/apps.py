@@ -16,19 +16,9 @@ class FilesConfig(AppConfig):
 
     def ready(self) -> None:
         """Add :class:`~frisian_mcp.contrib.files.hooks.FileHook` to the call
-        hooks: the extra works by being installed (ADR 0032); declare
-        ``FILE_MAX_BYTES``; register W012."""
-        from frisian_mcp.conf import Setting, at_least, declare
+        hooks: the extra works by being installed (ADR 0032); register W012.
+        ``FILE_MAX_BYTES`` is declared by the package (``__init__``)."""
         from frisian_mcp.contrib.files import checks  # noqa: F401
         from frisian_mcp.hooks import provide
-
-        declare(
-            self.name,
-            FILE_MAX_BYTES=Setting(
-                4_194_304,
-                at_least(1),
-                "Largest file a tool answers or takes (contrib.files).",
-            ),
-        )
 
         provide(self.name, "CALL_HOOKS", "frisian_mcp.contrib.files.hooks.FileHook")

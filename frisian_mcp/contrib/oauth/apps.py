@@ -15,13 +15,6 @@ class OAuthAppConfig(AppConfig):
     verbose_name = "frisian_mcp OAuth resource server"
 
     def ready(self) -> None:
-        """Declare ``OAUTH`` and register its checks (E009, W004-W006), which
-        check its keys: its row takes any dict."""
-        from frisian_mcp.conf import Setting, Value, declare
+        """Register the checks of ``OAUTH``'s keys (E009, W004-W006); the
+        package (``__init__``) declares its row."""
         from frisian_mcp.contrib.oauth import checks  # noqa: F401
-
-        keys = Value("a dict", lambda v: True) | None
-        declare(
-            self.name,
-            OAUTH=Setting(None, keys, "OAuth 2.1 resource server (contrib.oauth)."),
-        )
