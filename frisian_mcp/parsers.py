@@ -12,6 +12,8 @@ import json
 import re
 from typing import Any
 
+from rest_framework.parsers import BaseParser
+
 from frisian_mcp.exceptions import (
     BodyError,
     InvalidParams,
@@ -24,12 +26,14 @@ from frisian_mcp.types import JSONObject
 __all__ = [
     "NOTIFICATION",
     "BodyError",
+    "StrictJSONParser",
     "envelope",
     "header_value",
     "parse",
     "readable_id",
     "request_id",
     "safe_method",
+    "too_large",
 ]
 
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
@@ -91,6 +95,33 @@ def parse(payload: bytes, max_depth: int) -> Any:
             InvalidRequest("Invalid request: the body must be a JSON object.")
         )
     return message
+
+
+class StrictJSONParser(BaseParser):
+    """:func:`parse` as a DRF parser: at most the view's ``limit`` bytes.
+
+    The parser context carries ``limit`` and ``max_depth`` (the view's).
+    Refusals are :class:`BodyError`, answered as JSON-RPC errors.
+    """
+
+    media_type = "application/json"
+
+    def parse(
+        self, stream: Any, media_type: Any = None, parser_context: Any = None
+    ) -> Any:
+        context = parser_context or {}
+        limit = context["limit"]
+        payload = stream.read(limit + 1) if stream is not None else b""
+        if len(payload) > limit:
+            raise too_large(limit)
+        return parse(payload, context["max_depth"])
+
+
+def too_large(limit: int) -> InvalidRequest:
+    """413: a body over ``limit`` bytes."""
+    return InvalidRequest(
+        f"Request body too large: the limit is {limit} bytes.", http_status=413
+    )
 
 
 def _too_deep(max_depth: int) -> InvalidRequest:
