@@ -31,7 +31,6 @@ __all__ = [
     "header_value",
     "parse",
     "readable_id",
-    "request_id",
     "safe_method",
     "too_large",
 ]
@@ -246,15 +245,6 @@ def _path_to(root: Any, target: _Duplicated) -> str:
                 )
                 stack.append((child, (path + step).lstrip(".")))
     return "<key>"
-
-
-def request_id(payload: bytes, max_depth: int) -> Any:
-    """The id of a body holding one request, else ``None``: for an error
-    answered outside :func:`frisian_mcp.jsonrpc.handle` once the body was read."""
-    try:
-        return readable_id(parse(payload, max_depth))
-    except BodyError as refused:
-        return refused.request_id
 
 
 def safe_method(method: str) -> str:

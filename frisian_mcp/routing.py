@@ -160,9 +160,9 @@ def inner_request(
     if not authenticated:
         request.user = context.user or AnonymousUser()
     elif _accepts_caller(endpoint, context):
-        # DRF's Request honours these: the view sees the endpoint's caller.
-        request.user = request._force_auth_user = context.user  # type: ignore[attr-defined]
-        request._force_auth_token = context.auth  # type: ignore[attr-defined]
+        # The view's Request is handed the endpoint's caller (ADR 0039).
+        request.user = context.user
+        request.frisian_mcp_caller = context  # type: ignore[attr-defined]
     else:
         # A view that does not take the endpoint's kind of credentials
         # authenticates from the copied headers and session, as over REST.
