@@ -97,11 +97,8 @@ def parse(payload: bytes, max_depth: int) -> Any:
 
 
 class StrictJSONParser(BaseParser):
-    """:func:`parse` as a DRF parser: at most the view's ``limit`` bytes.
-
-    The parser context carries ``limit`` and ``max_depth`` (the view's).
-    Refusals are :class:`BodyError`, answered as JSON-RPC errors.
-    """
+    """:func:`parse` as a DRF parser, of at most ``limit`` bytes (413); the
+    view's parser context carries ``limit`` and ``max_depth``."""
 
     media_type = "application/json"
 

@@ -37,28 +37,13 @@ __all__ = [
 # Request attributes Django sets itself; the rest (session, tenant, site,
 # urlconf...) a middleware put on the outer request is copied to the inner
 # one, and so are the private ones _KEPT names.
-_OWN = frozenset(
-    [
-        "environ",
-        "path_info",
-        "path",
-        "META",
-        "method",
-        "content_type",
-        "content_params",
-        "GET",
-        "POST",
-        "resolver_match",
-        "COOKIES",
-        "FILES",
-        "encoding",
-        "upload_handlers",
-        "user",
-        "auth",
-        "csrf_processing_done",
-        "csrf_cookie_needs_reset",
-    ]
-) | frozenset(
+_OWN = frozenset((
+    "environ", "path_info", "path", "META", "method", "content_type",
+    "content_params", "GET", "POST", "resolver_match", "COOKIES", "FILES",
+    "encoding", "upload_handlers", "user", "auth", "csrf_processing_done",
+    "csrf_cookie_needs_reset",
+))  # fmt: skip
+_OWN |= frozenset(
     # What Django derives from the request and caches on it (headers,
     # accepted_types...): the outer request's would describe the MCP POST.
     name

@@ -116,10 +116,7 @@ class MCPNegotiation(BaseContentNegotiation):
 class MCPView(APIView):
     """The MCP endpoint. Mount it with ``path("mcp", include("frisian_mcp.urls"))``.
 
-    Every DRF policy is set here, none read from the host's
-    ``REST_FRAMEWORK`` but the authenticators under
-    ``AUTHENTICATION_CLASSES = None`` (ADR 0039).
-    """
+    Every DRF policy is its own, none the host's (ADR 0039)."""
 
     http_method_names = ["get", "post", "delete", "options"]
     parser_classes = (parsers.StrictJSONParser,)
@@ -128,12 +125,9 @@ class MCPView(APIView):
     permission_classes = (RequireAuthentication,)
     throttle_classes = ()
     versioning_class = metadata_class = None
-    #: None: ``Allow`` goes on 405s and preflights only.
-    default_response_headers: dict[str, str] = {}
 
     #: The request's Origin once allowed: every answer grants it CORS.
     granted_origin: str | None = None
-    origin_refused = False
     #: Django's middleware's user, before DRF's authenticators replace it.
     session_user: Any = None
 
@@ -163,6 +157,10 @@ class MCPView(APIView):
         patch_vary_headers(response, ("Origin",))
         return response
 
+    @property
+    def default_response_headers(self) -> dict[str, str]:
+        return {}  # ``Allow`` goes on 405s and preflights only
+
     def _internal_error(self, error: JSONRPCError) -> HttpResponseBase:
         request_id = None
         if isinstance(self.request, Request) and self.request.method == "POST":
@@ -181,12 +179,8 @@ class MCPView(APIView):
     def initialize_request(
         self, request: HttpRequest, *args: Any, **kwargs: Any
     ) -> Any:
-        """DRF's, the authenticators left to :meth:`perform_authentication`;
-        the Origin decided first, so that even a failure grants CORS."""
-        origin = request.META.get("HTTP_ORIGIN")
-        self.origin_refused = origin is not None and not origin_allowed(origin, request)
-        if not self.origin_refused:
-            self.granted_origin = origin
+        """DRF's, the authenticators left to :meth:`perform_authentication`
+        (inside DRF's handling of exceptions)."""
         return Request(
             request,
             parsers=self.get_parsers(),
@@ -226,8 +220,10 @@ class MCPView(APIView):
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
         # MCP 2025-11-25 basic/transports "Security Warning": invalid Origin
         # must get 403 (and no CORS grant), whatever the method.
-        if self.origin_refused:
+        origin = request.META.get("HTTP_ORIGIN")
+        if origin is not None and not origin_allowed(origin, request._request):
             raise _refused(403)
+        self.granted_origin = origin
         super().initial(request, *args, **kwargs)
 
     def perform_authentication(self, request: Any) -> None:
@@ -253,8 +249,7 @@ class MCPView(APIView):
         """A browser's page (``BROWSER_VIEW_CLASS``); else 405: no stream."""
         page = mcp_settings.BROWSER_VIEW_CLASS
         if page is not None and request.get_preferred_type(_GET_TYPES) == _HTML:
-            response: HttpResponseBase = page.as_view()(request._request)
-            return response
+            return page.as_view()(request._request)
         raise drf_exceptions.MethodNotAllowed(request.method)
 
     def delete(self, request: Any) -> HttpResponseBase:
@@ -288,13 +283,9 @@ class MCPView(APIView):
 
 
 def _check_body(request: Request) -> None:
-    """413 for a declared length over the limit; the body's stream where
-    DRF, reading only a positive Content-Length, would see none (ADR 0039).
-
-    Django reads a WSGI body up to Content-Length, so a chunked body
-    without one would read as empty. A server that de-chunks it says so
-    with ``wsgi.input_terminated`` (gunicorn does); ASGI bodies are whole.
-    """
+    """413 for a declared length over the limit; the stream where DRF,
+    reading only a positive Content-Length, sees none: an ASGI body, a
+    chunked one a WSGI server de-chunked (``wsgi.input_terminated``)."""
     meta, limit = request.META, request.parser_context["limit"]
     declared = str(meta.get("CONTENT_LENGTH") or "0")
     if declared.isdigit() and int(declared) > 0:
@@ -361,27 +352,28 @@ def _exception_handler(exc: Exception, context: dict[str, Any]) -> Any:
 def _refusal(
     exc: drf_exceptions.APIException, view: MCPView, headers: dict[str, str]
 ) -> InvalidRequest:
-    """The caller refused: 401 with the challenge, or 403."""
+    """The caller refused: 401 with the challenge DRF set, or 403."""
     credentials = isinstance(
         exc, drf_exceptions.AuthenticationFailed | drf_exceptions.NotAuthenticated
     )
-    if isinstance(exc, drf_exceptions.AuthenticationFailed):
-        reason = "the credentials were not accepted."
-    elif credentials:
-        reason = "credentials are required."
-    else:
-        reason = "the request was refused (a CSRF check, say)."
-    challenge = getattr(exc, "auth_header", None)
-    code = "not_authenticated" if credentials else "permission_denied"
+    reason = "the request was refused (a CSRF check, say)."
+    if credentials:
+        failed = isinstance(exc, drf_exceptions.AuthenticationFailed)
+        reason = (
+            "the credentials were not accepted."
+            if failed
+            else "credentials are required."
+        )
+    code = view.exchange.outcome = (
+        "not_authenticated" if credentials else "permission_denied"
+    )
     scheme = view.request.META.get("HTTP_AUTHORIZATION", "").partition(" ")[0]
-    view.exchange.outcome = code
     view.exchange.scheme = plain_name(scheme)  # not credentials
+    challenge = getattr(exc, "auth_header", None)
     if challenge:
         headers["WWW-Authenticate"] = challenge
-    title = "Unauthorized" if challenge else "Forbidden"
-    return InvalidRequest(
-        f"{title}: {reason}", data={"code": code}, http_status=401 if challenge else 403
-    )
+    title, status = ("Unauthorized", 401) if challenge else ("Forbidden", 403)
+    return InvalidRequest(f"{title}: {reason}", data={"code": code}, http_status=status)
 
 
 def _response(status: int, body: Any, headers: Any = None) -> Response:
