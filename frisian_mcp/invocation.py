@@ -40,8 +40,7 @@ _CONFLICTS = (db.IntegrityError, ProtectedError, RestrictedError)
 _BUSY_SQLSTATES = frozenset({"40001", "40P01", "55P03"})
 #: SQLITE_BUSY, SQLITE_LOCKED (the low byte of extended result codes).
 _BUSY_SQLITE = frozenset({5, 6})
-#: connection_exception (class 08), admin_shutdown, crash_shutdown,
-#: cannot_connect_now.
+#: connection_exception (08), admin_shutdown, crash_shutdown, cannot_connect_now.
 _LOST_SQLSTATES = ("08", "57P01", "57P02", "57P03")
 _REFUSALS = (
     drf_exceptions.NotAuthenticated,
@@ -128,8 +127,7 @@ def _transaction(callback: Any, using: str, own: bool) -> Iterator[None]:
 def _settled(exc: Exception, writes: bool) -> bool:
     """Whether :func:`run` answers ``exc`` itself, as it does when DRF's
     default exception handler lets it through: frisian_mcp's own errors,
-    conflicts, a busy database, a value or query the database refuses.
-    """
+    conflicts, a busy database, a value or query the database refuses."""
     if isinstance(exc, (ToolError, *_CONFLICTS, db.InterfaceError)):
         return True
     return isinstance(exc, db.DatabaseError) and (
@@ -372,18 +370,22 @@ def _shared_key(tool: Tool) -> tuple[Any, ...] | None:
 def _view(
     endpoint: Endpoint, request: WSGIRequest, kwargs: Mapping[str, Any], data: Any
 ) -> Any:
-    """The view instance, set up as ``as_view()``'s view function does.
-
-    ``data``, unless ``None``, becomes the DRF request's parsed body.
-    """
+    """The view instance, set up as ``as_view()``'s view function does; its
+    DRF request handed the endpoint's caller and ``data`` (unless ``None``)
+    as its body, neither authenticated nor parsed again (ADR 0039)."""
     view = endpoint.view_class(**endpoint.initkwargs)
-    if data is not None:
+    caller = getattr(request, "frisian_mcp_caller", None)
+    if data is not None or caller is not None:
         initialize = view.initialize_request
 
         def initialize_request(request: Any, *args: Any, **kwargs: Any) -> Any:
             drf_request = initialize(request, *args, **kwargs)
-            drf_request._full_data = drf_request._data = data
-            drf_request._files = MultiValueDict()
+            if caller is not None:
+                drf_request._authenticator = caller.authenticator
+                drf_request._user, drf_request._auth = caller.user, caller.auth
+            if data is not None:
+                drf_request._full_data = drf_request._data = data
+                drf_request._files = MultiValueDict()
             return drf_request
 
         view.initialize_request = initialize_request

@@ -78,14 +78,14 @@ class Reply:
 
 
 def handle(
-    payload: bytes,
+    payload: bytes | Any,
     context: CallContext,
     *,
     headers: Mapping[str, str] | None = None,
     header_version: str | None = None,
     registry: Callable[[], ToolRegistry] = get_registry,
 ) -> Reply:
-    """Answer one body: a message, or a batch under 2025-03-26.
+    """Answer one body, as bytes or decoded: a message, or a 2025-03-26 batch.
 
     ``headers``: the HTTP request's; ``None`` for a transport without
     (stdio), where 2026-07-28's mirrored headers do not apply.
@@ -94,7 +94,9 @@ def handle(
         header_version = header_version or headers.get("MCP-Protocol-Version")
     context.exchange.context = context
     try:
-        message = parse(payload, mcp_settings.MAX_JSON_DEPTH)
+        message = payload
+        if isinstance(payload, bytes):
+            message = parse(payload, mcp_settings.MAX_JSON_DEPTH)
     except BodyError as refused:
         context.exchange.outcome = refused.error.outcome
         return Reply(
@@ -128,9 +130,9 @@ def last_resort(
 ) -> Any:
     """``run()``; anything unexpected is logged and ``answer``-ed as -32603.
 
-    The endpoint's one catch-all besides the per-message one below: a
-    project's authenticator or a broken setting must never reach Django's
-    HTML error page, which with ``DEBUG = True`` shows settings and source.
+    The endpoint's one catch-all besides the per-message one below: no
+    failure may reach Django's HTML error page (settings and source under
+    ``DEBUG``).
     """
     try:
         return run()

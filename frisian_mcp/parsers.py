@@ -12,6 +12,8 @@ import json
 import re
 from typing import Any
 
+from rest_framework.parsers import BaseParser
+
 from frisian_mcp.exceptions import (
     BodyError,
     InvalidParams,
@@ -24,12 +26,13 @@ from frisian_mcp.types import JSONObject
 __all__ = [
     "NOTIFICATION",
     "BodyError",
+    "StrictJSONParser",
     "envelope",
     "header_value",
     "parse",
     "readable_id",
-    "request_id",
     "safe_method",
+    "too_large",
 ]
 
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
@@ -91,6 +94,30 @@ def parse(payload: bytes, max_depth: int) -> Any:
             InvalidRequest("Invalid request: the body must be a JSON object.")
         )
     return message
+
+
+class StrictJSONParser(BaseParser):
+    """:func:`parse` as a DRF parser, of at most ``limit`` bytes (413); the
+    view's parser context carries ``limit`` and ``max_depth``."""
+
+    media_type = "application/json"
+
+    def parse(
+        self, stream: Any, media_type: Any = None, parser_context: Any = None
+    ) -> Any:
+        context = parser_context or {}
+        limit = context["limit"]
+        payload = stream.read(limit + 1) if stream is not None else b""
+        if len(payload) > limit:
+            raise too_large(limit)
+        return parse(payload, context["max_depth"])
+
+
+def too_large(limit: int) -> InvalidRequest:
+    """413: a body over ``limit`` bytes."""
+    return InvalidRequest(
+        f"Request body too large: the limit is {limit} bytes.", http_status=413
+    )
 
 
 def _too_deep(max_depth: int) -> InvalidRequest:
@@ -215,15 +242,6 @@ def _path_to(root: Any, target: _Duplicated) -> str:
                 )
                 stack.append((child, (path + step).lstrip(".")))
     return "<key>"
-
-
-def request_id(payload: bytes, max_depth: int) -> Any:
-    """The id of a body holding one request, else ``None``: for an error
-    answered outside :func:`frisian_mcp.jsonrpc.handle` once the body was read."""
-    try:
-        return readable_id(parse(payload, max_depth))
-    except BodyError as refused:
-        return refused.request_id
 
 
 def safe_method(method: str) -> str:

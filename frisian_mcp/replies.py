@@ -1,4 +1,5 @@
-"""Replies: a JSON-RPC answer as text, each tool result's structure encoded once.
+"""Replies: a JSON-RPC answer as text, each tool result's structure encoded once;
+the endpoint's DRF renderers (JSON, or a one-event SSE stream).
 
 A ``CallToolResult`` carries its structure as text and (from 2025-06-18) as
 ``structuredContent``: :func:`encode` writes the text :func:`tool_result`
@@ -10,12 +11,23 @@ from __future__ import annotations
 
 import json
 import secrets
+import uuid
 from typing import Any
+
+from rest_framework.renderers import BaseRenderer
 
 from frisian_mcp.jsonschema import plain
 from frisian_mcp.types import JSONObject
 
-__all__ = ["ToolResult", "Verbatim", "dumps", "encode", "tool_result"]
+__all__ = [
+    "EventStreamRenderer",
+    "JSONRPCRenderer",
+    "ToolResult",
+    "Verbatim",
+    "dumps",
+    "encode",
+    "tool_result",
+]
 
 
 #: One encoder for every reply: ``json.dumps`` with options builds one per call.
@@ -117,3 +129,33 @@ def _spliced(body: dict[str, Any], blobs: list[dict[str, Any]]) -> str:
     for mark, blob in marks.items():
         text = text.replace(f'"{mark}"', f'"{blob}"', 1)
     return text
+
+
+class JSONRPCRenderer(BaseRenderer):
+    """A JSON-RPC answer as compact JSON (:func:`encode`)."""
+
+    media_type, format, charset = "application/json", "json", None
+
+    def render(self, data: Any, media_type: Any = None, context: Any = None) -> bytes:
+        return b"" if data is None else encode(data).encode()
+
+
+class EventStreamRenderer(JSONRPCRenderer):
+    """The answer as a one-event SSE stream; errors other than 200s as JSON."""
+
+    media_type, format = "text/event-stream", "sse"
+
+    def render(self, data: Any, media_type: Any = None, context: Any = None) -> bytes:
+        response = context["response"]
+        body = super().render(data)
+        if response.status_code != 200 or not body:
+            response["Content-Type"] = "application/json"
+            return body
+        # MCP 2025-11-25 basic/transports: a priming event (id, empty data)
+        # first, then the response, then the stream ends. 2026-07-28
+        # streams are not resumable: the response alone.
+        stream = b"event: message\ndata: " + body + b"\n\n"
+        if getattr(response, "priming", True):
+            stream = f"id: {uuid.uuid4().hex}\ndata: \n\n".encode() + stream
+        response["X-Accel-Buffering"] = "no"
+        return stream

@@ -37,28 +37,13 @@ __all__ = [
 # Request attributes Django sets itself; the rest (session, tenant, site,
 # urlconf...) a middleware put on the outer request is copied to the inner
 # one, and so are the private ones _KEPT names.
-_OWN = frozenset(
-    [
-        "environ",
-        "path_info",
-        "path",
-        "META",
-        "method",
-        "content_type",
-        "content_params",
-        "GET",
-        "POST",
-        "resolver_match",
-        "COOKIES",
-        "FILES",
-        "encoding",
-        "upload_handlers",
-        "user",
-        "auth",
-        "csrf_processing_done",
-        "csrf_cookie_needs_reset",
-    ]
-) | frozenset(
+_OWN = frozenset((
+    "environ", "path_info", "path", "META", "method", "content_type",
+    "content_params", "GET", "POST", "resolver_match", "COOKIES", "FILES",
+    "encoding", "upload_handlers", "user", "auth", "csrf_processing_done",
+    "csrf_cookie_needs_reset",
+))  # fmt: skip
+_OWN |= frozenset(
     # What Django derives from the request and caches on it (headers,
     # accepted_types...): the outer request's would describe the MCP POST.
     name
@@ -160,9 +145,9 @@ def inner_request(
     if not authenticated:
         request.user = context.user or AnonymousUser()
     elif _accepts_caller(endpoint, context):
-        # DRF's Request honours these: the view sees the endpoint's caller.
-        request.user = request._force_auth_user = context.user  # type: ignore[attr-defined]
-        request._force_auth_token = context.auth  # type: ignore[attr-defined]
+        # The view's Request is handed the endpoint's caller (ADR 0039).
+        request.user = context.user
+        request.frisian_mcp_caller = context  # type: ignore[attr-defined]
     else:
         # A view that does not take the endpoint's kind of credentials
         # authenticates from the copied headers and session, as over REST.

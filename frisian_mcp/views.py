@@ -1,18 +1,18 @@
-"""The HTTP boundary: one Streamable HTTP endpoint for both MCP eras.
+"""The HTTP boundary: one Streamable HTTP endpoint for both MCP eras, a DRF view.
 
 Transport rules only (MCP 2025-11-25 and 2026-07-28 basic/transports): the
 method (POST; no GET stream, ADR 0005; a browser's GET may get a page,
 ``BROWSER_VIEW_CLASS``), Origin, Accept, Content-Type, body size, DRF
-authentication, and the reply as JSON or a one-event SSE stream.
-Which era a request speaks and its ``Mcp-*`` headers are ``jsonrpc``'s.
+authentication, and the reply as JSON or a one-event SSE stream. Which
+parts are DRF's own and which are not, and why: ADR 0039. Which era a
+request speaks and its ``Mcp-*`` headers are ``jsonrpc``'s.
 """
 
 from __future__ import annotations
 
 import math
-import uuid
 from http import HTTPStatus
-from typing import Any, cast
+from typing import Any
 from urllib.parse import urlsplit
 
 from django.core.exceptions import SuspiciousOperation
@@ -23,19 +23,20 @@ from django.http import (
     StreamingHttpResponse,
 )
 from django.utils.cache import patch_vary_headers
-from django.utils.decorators import method_decorator
-from django.views import View
-from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions as drf_exceptions
+from rest_framework.negotiation import BaseContentNegotiation
+from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
+from rest_framework.response import Response
 from rest_framework.settings import api_settings
+from rest_framework.views import APIView
 
 from frisian_mcp import hooks, jsonrpc, parsers, replies
 from frisian_mcp.conf import mcp_settings
-from frisian_mcp.exceptions import InvalidRequest, JSONRPCError, plain_name
-from frisian_mcp.types import CallContext, Exchange
+from frisian_mcp.exceptions import BodyError, InvalidRequest, JSONRPCError, plain_name
+from frisian_mcp.types import CallContext
 
-__all__ = ["MCPView"]
+__all__ = ["MCPView", "RequireAuthentication", "origin_allowed"]
 
 _ALLOWED_METHODS = "POST, OPTIONS"
 # CORS: GET and DELETE too, so that a browser reads their 405, not a network
@@ -53,6 +54,22 @@ _SSE = "text/event-stream"
 _HTML = "text/html"
 #: A GET's choice: only one preferring text/html gets a page (``*/*``: 405).
 _GET_TYPES = [_SSE, _JSON, _HTML]
+#: Accepted types that take the reply; those that take it as JSON, not SSE.
+_ACCEPTABLE = frozenset({_JSON, _SSE, "*/*", "application/*", "text/*"})
+_JSON_TOO = frozenset({_JSON, "*/*", "application/*"})
+_REFUSALS = {
+    400: "Bad request: the request is malformed.",
+    403: "Forbidden: the Origin of this request is not allowed.",
+    405: "Method not allowed: this endpoint takes POST only.",
+    406: "Not acceptable: accept application/json or text/event-stream.",
+    411: "Length required: this server cannot read a chunked body; "
+    "send Content-Length.",
+    415: "Unsupported media type: send Content-Type: application/json.",
+}
+_CREDENTIAL_PARAMETERS = frozenset(
+    {"access_token", "token", "api_key", "apikey", "auth", "authorization"}
+    | {"jwt", "bearer", "key", "password", "secret"}
+)
 
 
 class _EveryDatabase(frozenset[str]):
@@ -62,11 +79,57 @@ class _EveryDatabase(frozenset[str]):
         return True
 
 
-@method_decorator(csrf_exempt, name="dispatch")
-class MCPView(View):
-    """The MCP endpoint. Mount it with ``path("mcp", include("frisian_mcp.urls"))``."""
+class RequireAuthentication(BasePermission):
+    """``REQUIRE_AUTHENTICATION``: a POST needs a recognised caller (401)."""
+
+    def has_permission(self, request: Any, view: Any) -> bool:
+        required = request.method == "POST" and mcp_settings.REQUIRE_AUTHENTICATION
+        if required and not getattr(request.user, "is_authenticated", False):
+            raise drf_exceptions.NotAuthenticated  # even without authenticators
+        return True
+
+
+class MCPNegotiation(BaseContentNegotiation):
+    """MCP's rule (basic/transports "Sending Messages"): JSON whenever the
+    client takes it, SSE when it takes only that; a POST that takes neither
+    is 406. Only the ``Content-Type: application/json`` body is parsed."""
+
+    def select_parser(self, request: Request, parsers: Any) -> Any:
+        content_type = request._request.content_type or ""
+        return parsers[0] if content_type.lower() == _JSON else None
+
+    def select_renderer(
+        self, request: Request, renderers: Any, format_suffix: Any = None
+    ) -> tuple[Any, str]:
+        json_renderer, sse_renderer = renderers
+        accept = request.META.get("HTTP_ACCEPT")
+        if not accept or request.method != "POST":
+            return json_renderer, _JSON
+        types = {part.split(";")[0].strip().lower() for part in accept.split(",")}
+        if not types & _ACCEPTABLE:
+            raise _refused(406)
+        if _SSE in types and not types & _JSON_TOO:
+            return sse_renderer, _SSE
+        return json_renderer, _JSON
+
+
+class MCPView(APIView):
+    """The MCP endpoint. Mount it with ``path("mcp", include("frisian_mcp.urls"))``.
+
+    Every DRF policy is its own, none the host's (ADR 0039)."""
 
     http_method_names = ["get", "post", "delete", "options"]
+    parser_classes = (parsers.StrictJSONParser,)
+    renderer_classes = (replies.JSONRPCRenderer, replies.EventStreamRenderer)
+    content_negotiation_class = MCPNegotiation
+    permission_classes = (RequireAuthentication,)
+    throttle_classes = ()
+    versioning_class = metadata_class = None
+
+    #: The request's Origin once allowed: every answer grants it CORS.
+    granted_origin: str | None = None
+    #: Django's middleware's user, before DRF's authenticators replace it.
+    session_user: Any = None
 
     @classmethod
     def as_view(cls, **initkwargs: Any) -> Any:
@@ -75,26 +138,14 @@ class MCPView(View):
         view._non_atomic_requests = _EveryDatabase()  # type: ignore[attr-defined]
         return view
 
-    #: The request's Origin once allowed: every answer grants it CORS.
-    granted_origin: str | None = None
-
-    def dispatch(
-        self, request: HttpRequest, *args: Any, **kwargs: Any
-    ) -> HttpResponseBase:
-        """Check Origin on every request, then route by method.
-
-        Whatever fails unexpectedly on the way is a JSON-RPC -32603 with a
-        correlation id (:func:`jsonrpc.last_resort`); hooks.exchange frames it.
-        Every answer to an allowed origin, errors too, grants it CORS.
-        """
+    def dispatch(self, request: Any, *args: Any, **kwargs: Any) -> HttpResponseBase:
+        """DRF's dispatch in the audit's frame, under the endpoint's one last
+        resort (-32603 with a correlation id); CORS for an allowed Origin."""
         with hooks.exchange("http") as self.exchange:
-            response = cast(
-                HttpResponseBase,
-                jsonrpc.last_resort(
-                    lambda: self._guarded(request, *args, **kwargs),
-                    lambda error: _error(500, error),
-                    "at the MCP endpoint",
-                ),
+            response: HttpResponseBase = jsonrpc.last_resort(
+                lambda: super(MCPView, self).dispatch(request, *args, **kwargs),
+                self._internal_error,
+                "at the MCP endpoint",
             )
             status = self.exchange.status = response.status_code
             if self.exchange.outcome is None and status >= 400:
@@ -106,36 +157,106 @@ class MCPView(View):
         patch_vary_headers(response, ("Origin",))
         return response
 
-    def _guarded(
-        self, request: HttpRequest, *args: Any, **kwargs: Any
-    ) -> HttpResponseBase:
-        origin = request.META.get("HTTP_ORIGIN")
-        try:
-            if origin is not None and not origin_allowed(origin, request):
-                # MCP 2025-11-25 basic/transports "Security Warning": invalid
-                # Origin must get 403 (and no CORS grant).
-                return _refuse(
-                    403, "Forbidden: the Origin of this request is not allowed."
-                )
-            self.granted_origin = origin
-            return super().dispatch(request, *args, **kwargs)
-        except SuspiciousOperation:
-            # What Django itself answers with 400 (too many query fields, a
-            # bad Host...), without its HTML page.
-            return _refuse(400, "Bad request: the request is malformed.")
+    @property
+    def default_response_headers(self) -> dict[str, str]:
+        return {}  # ``Allow`` goes on 405s and preflights only
 
-    def get(self, request: HttpRequest) -> HttpResponseBase:
+    def _internal_error(self, error: JSONRPCError) -> HttpResponseBase:
+        request_id = None
+        if isinstance(self.request, Request) and self.request.method == "POST":
+            try:  # the body's id, the body parsed now if not yet
+                request_id = parsers.readable_id(self.request.data)
+            except BodyError as refused:
+                request_id = refused.request_id
+            except (JSONRPCError, drf_exceptions.APIException):
+                pass
+        response = _response(error.http_status, jsonrpc.error_body(request_id, error))
+        response.accepted_renderer = replies.JSONRPCRenderer()  # negotiated or not
+        response.accepted_media_type = _JSON
+        response.renderer_context = {}  # type: ignore[attr-defined]
+        return response
+
+    def initialize_request(
+        self, request: HttpRequest, *args: Any, **kwargs: Any
+    ) -> Any:
+        """DRF's, the authenticators left to :meth:`perform_authentication`
+        (inside DRF's handling of exceptions)."""
+        return Request(
+            request,
+            parsers=self.get_parsers(),
+            negotiator=self.get_content_negotiator(),
+            parser_context=self.get_parser_context(request),
+        )
+
+    def get_parser_context(self, http_request: HttpRequest) -> dict[str, Any]:
+        context = super().get_parser_context(http_request)
+        if http_request.method == "POST":
+            context["limit"] = hooks.request_limit()
+            context["max_depth"] = mcp_settings.MAX_JSON_DEPTH
+        return context
+
+    def get_authenticators(self) -> list[Any]:
+        """``AUTHENTICATION_CLASSES``' instances, or DRF's default's."""
+        classes: Any = mcp_settings.AUTHENTICATION_CLASSES
+        if classes is None:
+            classes = api_settings.DEFAULT_AUTHENTICATION_CLASSES
+        return [cls() for cls in classes]
+
+    def get_authenticate_header(self, request: Any) -> Any:
+        """Every authenticator's challenge, once each, the ``Bearer`` ones first.
+
+        MCP 2025-11-25 basic/authorization: clients look for the Bearer
+        challenge (its ``resource_metadata``), and some read only the first;
+        the project's other schemes (``Token``...) stay on offer after it.
+        """
+        found = [a.authenticate_header(request) for a in request.authenticators]
+        found = sorted(filter(None, found), key=lambda h: h[:6].lower() != "bearer")
+        return ", ".join(dict.fromkeys(found)) or None
+
+    def get_exception_handler(self) -> Any:
+        """JSON-RPC errors, never the host's ``EXCEPTION_HANDLER`` (ADR 0013)."""
+        return _exception_handler
+
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        # MCP 2025-11-25 basic/transports "Security Warning": invalid Origin
+        # must get 403 (and no CORS grant), whatever the method.
+        origin = request.META.get("HTTP_ORIGIN")
+        if origin is not None and not origin_allowed(origin, request._request):
+            raise _refused(403)
+        self.granted_origin = origin
+        super().initial(request, *args, **kwargs)
+
+    def perform_authentication(self, request: Any) -> None:
+        """A POST's transport checks, then its caller; the other methods
+        answer without one (a preflight carries no credentials)."""
+        if request.method != "POST":
+            return
+        if request.negotiator.select_parser(request, request.parsers) is None:
+            raise _refused(415)
+        _check_body(request)
+        if request.META.get("QUERY_STRING") and any(
+            name.lower() in _CREDENTIAL_PARAMETERS for name in request.GET
+        ):
+            # MCP 2025-11-25 basic/authorization: tokens never travel in the
+            # query string (they end up in logs and browser history).
+            message = "send credentials in the Authorization header, not in the URL."
+            raise InvalidRequest(f"Bad request: {message}", http_status=400)
+        self.session_user = getattr(request._request, "user", None)
+        request.authenticators = self.get_authenticators()
+        request.user  # noqa: B018  (DRF's perform_authentication)
+
+    def get(self, request: Any) -> HttpResponseBase:
         """A browser's page (``BROWSER_VIEW_CLASS``); else 405: no stream."""
         page = mcp_settings.BROWSER_VIEW_CLASS
         if page is not None and request.get_preferred_type(_GET_TYPES) == _HTML:
-            return page.as_view()(request)
-        return _method_not_allowed()
+            return page.as_view()(request._request)
+        raise drf_exceptions.MethodNotAllowed(request.method)
 
-    def delete(self, request: HttpRequest) -> HttpResponse:
+    def delete(self, request: Any) -> HttpResponseBase:
         """No sessions to end: 405."""
-        return _method_not_allowed()
+        raise drf_exceptions.MethodNotAllowed(request.method)
 
-    def options(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+    def options(self, request: Any, *args: Any, **kwargs: Any) -> Any:
         """Answer CORS preflights of allowed origins (others got 403)."""
         response = HttpResponse(status=204)
         response["Allow"] = _ALLOWED_METHODS
@@ -145,74 +266,39 @@ class MCPView(View):
             response["Access-Control-Max-Age"] = _CORS_MAX_AGE
         return response
 
-    def post(self, request: HttpRequest) -> HttpResponseBase:
+    def post(self, request: Request) -> Response:
         """Receive one JSON-RPC message (or a 2025-03-26 batch)."""
-        accepted = _accepted_types(request)
-        if accepted is not None and not accepted & _ACCEPTABLE:
-            return _refuse(
-                406, "Not acceptable: accept application/json or text/event-stream."
-            )
-        content_type = request.content_type or ""
-        if content_type.lower() != _JSON:
-            return _refuse(
-                415, "Unsupported media type: send Content-Type: application/json."
-            )
-        limit = hooks.request_limit()
-        declared = str(request.META.get("CONTENT_LENGTH") or "0")
-        if declared.isdigit() and int(declared) > limit:
-            return _too_large(limit)
-        body = _read(request, limit)
-        if body is None:
-            return _length_required()
-        if len(body) > limit:
-            return _too_large(limit)
-        if _credentials_in_query(request):
-            # MCP 2025-11-25 basic/authorization: tokens never travel in the
-            # query string (they end up in logs and browser history).
-            return _refuse(
-                400,
-                "Bad request: send credentials in the Authorization header, not in the URL.",
-            )
-        # From here the body is read: an unexpected failure keeps its id.
-        return cast(
-            HttpResponse,
-            jsonrpc.last_resort(
-                lambda: self._answer(request, body, accepted),
-                lambda error: _error(error.http_status, error, body),
-                "at the MCP endpoint",
-            ),
+        context = CallContext(
+            request=request._request,
+            user=request.user,
+            auth=request.auth,
+            authenticator=request.successful_authenticator,
+            session_user=self.session_user,
+            exchange=self.exchange,
         )
-
-    def _answer(self, request: HttpRequest, body: bytes, accepted: Any) -> HttpResponse:
-        """Authenticate the caller, then answer the body."""
-        auth_failure, context = _authenticate(request, self.exchange)
-        if auth_failure is not None:
-            return auth_failure
-        reply = jsonrpc.handle(body, context, headers=request.headers)
-        if reply.body is None:
-            return _accepted()
-        sse = accepted is not None and _SSE in accepted and not accepted & _JSON_TOO
-        response = _render(reply.status, reply.body, sse=sse, priming=not reply.modern)
-        for name, value in reply.headers.items():
-            response[name] = value
+        reply = jsonrpc.handle(request.data, context, headers=request.headers)
+        response = _response(reply.status, reply.body, reply.headers)
+        response.priming = not reply.modern  # type: ignore[attr-defined]
         return response
 
 
-def _read(request: HttpRequest, limit: int) -> bytes | None:
-    """At most ``limit + 1`` bytes of the body; ``None``: unreadable.
-
-    Django reads a WSGI body up to Content-Length, so a chunked body
-    without one would read as empty. A server that de-chunks it says so
-    with ``wsgi.input_terminated`` (gunicorn does); ASGI bodies are whole.
-    """
-    meta = request.META
+def _check_body(request: Request) -> None:
+    """413 for a declared length over the limit; the stream where DRF,
+    reading only a positive Content-Length, sees none: an ASGI body, a
+    chunked one a WSGI server de-chunked (``wsgi.input_terminated``)."""
+    meta, limit = request.META, request.parser_context["limit"]
+    declared = str(meta.get("CONTENT_LENGTH") or "0")
+    if declared.isdigit() and int(declared) > 0:
+        if int(declared) > limit:
+            raise parsers.too_large(limit)
+        return
+    stream: Any = request._request
     chunked = "chunked" in meta.get("HTTP_TRANSFER_ENCODING", "").lower()
-    if not chunked or meta.get("CONTENT_LENGTH") or "wsgi.input" not in meta:
-        return request.read(limit + 1)
-    if not meta.get("wsgi.input_terminated"):
-        return None
-    data: bytes = meta["wsgi.input"].read(limit + 1)
-    return data
+    if chunked and not meta.get("CONTENT_LENGTH") and "wsgi.input" in meta:
+        if not meta.get("wsgi.input_terminated"):
+            raise _refused(411)
+        stream = meta["wsgi.input"]
+    request._stream = stream
 
 
 def origin_allowed(origin: str, request: HttpRequest) -> bool:
@@ -230,170 +316,70 @@ def origin_allowed(origin: str, request: HttpRequest) -> bool:
     return parts.scheme == request.scheme and parts.netloc.lower() == own_host.lower()
 
 
-def _authenticate(
-    request: HttpRequest, exchange: Exchange
-) -> tuple[HttpResponse | None, CallContext]:
-    """Identify the caller with DRF authenticators; refuse when required.
+def _refused(status: int) -> InvalidRequest:
+    return InvalidRequest(_REFUSALS[status], http_status=status)
 
-    401 carries the authenticators' challenges in ``WWW-Authenticate``;
-    without any challenge DRF's rule applies and the answer is 403.
+
+def _exception_handler(exc: Exception, context: dict[str, Any]) -> Any:
+    """``exc`` as a JSON-RPC error; ``None`` (the last resort's) if unexpected.
+
+    DRF's ``handle_exception`` has chosen 401 or 403 for a refused caller
+    (403 without a challenge) and set the challenge.
     """
-    classes = mcp_settings.AUTHENTICATION_CLASSES
-    if classes is None:
-        classes = cast(list[type[Any]], api_settings.DEFAULT_AUTHENTICATION_CLASSES)
-    authenticators = [cls() for cls in classes]
-    # DRF's Request replaces request.user with the caller it authenticates;
-    # keep the middleware's (lazy, session-based) user for views that do not
-    # accept the endpoint's authenticator (see invocation.requests).
-    session_user = getattr(request, "user", None)
-    # DRF's CSRF check reads request.POST: Django's own (empty for JSON) must
-    # exist, or DRF re-reads the spent body (RawPostDataException).
-    request.POST  # noqa: B018
-    drf_request = Request(request, authenticators=authenticators)
-    try:
-        user, auth = drf_request.user, drf_request.auth
-    except drf_exceptions.APIException as exc:
-        refused: drf_exceptions.APIException | None = exc
+    view, request_id, headers = context["view"], None, {}
+    if isinstance(exc, BodyError):  # what jsonrpc.handle would answer
+        request_id, error = exc.request_id, exc.error
+        view.exchange.outcome = error.outcome
+    elif isinstance(exc, JSONRPCError):
+        error = exc
+    elif isinstance(exc, SuspiciousOperation):  # Django's 400s, not its page
+        error = _refused(400)
+    elif isinstance(exc, drf_exceptions.MethodNotAllowed):
+        error, headers["Allow"] = _refused(405), _ALLOWED_METHODS
+    elif isinstance(exc, drf_exceptions.APIException):
+        error = _refusal(exc, view, headers)
     else:
-        anonymous = not getattr(user, "is_authenticated", False)
-        required = mcp_settings.REQUIRE_AUTHENTICATION and anonymous
-        refused = drf_exceptions.NotAuthenticated() if required else None
-    if refused is not None:
-        refusal = _refusal(refused, authenticators, drf_request, exchange)
-        return refusal, CallContext(request=request, user=None, exchange=exchange)
-    return None, CallContext(
-        request=request,
-        user=user,
-        auth=auth,
-        authenticator=drf_request.successful_authenticator,
-        session_user=session_user,
-        exchange=exchange,
-    )
+        return None
+    if error.http_status == 411:
+        # No Content-Length, so the server closes the connection (PEP 3333
+        # forbids ``Connection: close``): its unread body must never be
+        # read as the next request (smuggling).
+        data = replies.encode(jsonrpc.error_body(None, error)).encode()
+        return StreamingHttpResponse([data], status=411, content_type=_JSON)
+    return _response(error.http_status, jsonrpc.error_body(request_id, error), headers)
 
 
 def _refusal(
-    exc: drf_exceptions.APIException,
-    authenticators: list[Any],
-    drf_request: Request,
-    exchange: Exchange,
-) -> HttpResponse:
-    challenge = _challenge(authenticators, drf_request)
+    exc: drf_exceptions.APIException, view: MCPView, headers: dict[str, str]
+) -> InvalidRequest:
+    """The caller refused: 401 with the challenge DRF set, or 403."""
     credentials = isinstance(
         exc, drf_exceptions.AuthenticationFailed | drf_exceptions.NotAuthenticated
     )
-    status = 401 if credentials and challenge else 403
-    code = "not_authenticated" if credentials else "permission_denied"
-    scheme = drf_request.META.get("HTTP_AUTHORIZATION", "").partition(" ")[0]
-    exchange.outcome, exchange.scheme = code, plain_name(scheme)  # not credentials
-    title = "Unauthorized" if status == 401 else "Forbidden"
-    message = f"{title}: {_auth_message(exc)}"
-    response = _error(status, InvalidRequest(message, data={"code": code}))
-    if status == 401 and challenge:
-        response["WWW-Authenticate"] = challenge
-    return response
-
-
-def _challenge(authenticators: list[Any], drf_request: Request) -> str | None:
-    """Every authenticator's challenge, once each, the ``Bearer`` ones first.
-
-    MCP 2025-11-25 basic/authorization: clients look for the Bearer
-    challenge (its ``resource_metadata``), and some read only the first;
-    the project's other schemes (``Token``...) stay on offer after it.
-    """
-    found = [a.authenticate_header(drf_request) for a in authenticators]
-    found = [h for h in found if h]
-    found.sort(key=lambda header: not header.lower().startswith("bearer"))
-    return ", ".join(dict.fromkeys(found)) or None
-
-
-_CREDENTIAL_PARAMETERS = frozenset(
-    {"access_token", "token", "api_key", "apikey", "auth", "authorization"}
-    | {"jwt", "bearer", "key", "password", "secret"}
-)
-
-
-def _credentials_in_query(request: HttpRequest) -> bool:
-    return bool(request.META.get("QUERY_STRING")) and any(
-        name.lower() in _CREDENTIAL_PARAMETERS for name in request.GET
+    reason = "the request was refused (a CSRF check, say)."
+    if credentials:
+        failed = isinstance(exc, drf_exceptions.AuthenticationFailed)
+        reason = (
+            "the credentials were not accepted."
+            if failed
+            else "credentials are required."
+        )
+    code = view.exchange.outcome = (
+        "not_authenticated" if credentials else "permission_denied"
     )
+    scheme = view.request.META.get("HTTP_AUTHORIZATION", "").partition(" ")[0]
+    view.exchange.scheme = plain_name(scheme)  # not credentials
+    challenge = getattr(exc, "auth_header", None)
+    if challenge:
+        headers["WWW-Authenticate"] = challenge
+    title, status = ("Unauthorized", 401) if challenge else ("Forbidden", 403)
+    return InvalidRequest(f"{title}: {reason}", data={"code": code}, http_status=status)
 
 
-def _auth_message(exc: drf_exceptions.APIException) -> str:
-    if isinstance(exc, drf_exceptions.AuthenticationFailed):
-        return "the credentials were not accepted."
-    if isinstance(exc, drf_exceptions.NotAuthenticated):
-        return "credentials are required."
-    return "the request was refused (a CSRF check, say)."
-
-
-#: Accepted types that take the reply; those that take it as JSON, not SSE.
-_ACCEPTABLE = frozenset({_JSON, _SSE, "*/*", "application/*", "text/*"})
-_JSON_TOO = frozenset({_JSON, "*/*", "application/*"})
-
-
-def _accepted_types(request: HttpRequest) -> set[str] | None:
-    """The media types ``Accept`` names, lower case; ``None``: no ``Accept``."""
-    accept = request.META.get("HTTP_ACCEPT")
-    if not accept:
-        return None
-    return {part.split(";")[0].strip().lower() for part in accept.split(",")}
-
-
-def _render(
-    status: int, body: Any, *, sse: bool = False, priming: bool = True
-) -> HttpResponse:
-    # Unsorted: keys come in a fixed order, the same bytes in every process.
-    data = replies.encode(body)
-    if sse and status == 200:
-        # MCP 2025-11-25 basic/transports: a priming event (id, empty
-        # data) first, then the response, then the stream ends. 2026-07-28
-        # streams are not resumable: the response alone.
-        stream = f"event: message\ndata: {data}\n\n"
-        if priming:
-            stream = f"id: {uuid.uuid4().hex}\ndata: \n\n" + stream
-        response = HttpResponse(stream, status=status, content_type=_SSE)
-        response["X-Accel-Buffering"] = "no"
-        return response
-    response = HttpResponse(data, status=status, content_type=_JSON)
-    if status == 503:  # the retry_after of an ``unavailable`` error
+def _response(status: int, body: Any, headers: Any = None) -> Response:
+    """The answer; an ``unavailable`` error's 503 says when to retry."""
+    response = Response(body, status=status, headers=dict(headers or {}))
+    if status == 503:
         retry = (body.get("error") or {}).get("data", {}).get("retry_after", 1)
         response["Retry-After"] = str(math.ceil(retry))
-    return response
-
-
-def _error(status: int, exc: JSONRPCError, body: bytes | None = None) -> HttpResponse:
-    """``exc`` as the answer; with the id of the request ``body`` if read."""
-    request_id = parsers.request_id(body, mcp_settings.MAX_JSON_DEPTH) if body else None
-    return _render(status, jsonrpc.error_body(request_id, exc))
-
-
-def _refuse(status: int, message: str) -> HttpResponse:
-    return _error(status, InvalidRequest(message))
-
-
-def _too_large(limit: int) -> HttpResponse:
-    return _refuse(413, f"Request body too large: the limit is {limit} bytes.")
-
-
-def _length_required() -> StreamingHttpResponse:
-    """411 with no Content-Length, so the server closes the connection
-    (PEP 3333 forbids ``Connection: close``): its unread body must never be
-    read as the next request (smuggling)."""
-    error = InvalidRequest(
-        "Length required: this server cannot read a chunked body; send Content-Length."
-    )
-    data = replies.dumps(jsonrpc.error_body(None, error)).encode()
-    return StreamingHttpResponse([data], status=411, content_type=_JSON)
-
-
-def _accepted() -> HttpResponse:
-    """202 with no body (and so no content type) for notifications."""
-    response = HttpResponse(status=202)
-    del response["Content-Type"]
-    return response
-
-
-def _method_not_allowed() -> HttpResponse:
-    response = _refuse(405, "Method not allowed: this endpoint takes POST only.")
-    response["Allow"] = _ALLOWED_METHODS
     return response
