@@ -1,14 +1,9 @@
 """Contracts: the classes hosts and extras subclass, and the viewset options.
 
-Each ``Base*`` class documents one extension point (docs/extending.md):
-a discovery backend (``DISCOVERY_BACKEND``), a call hook (``CALL_HOOKS``,
-ADR 0027), a layout (``TOOL_LAYOUT``, ADR 0028), a store
-(``STORE_BACKEND``, ADR 0006). This module imports nothing of frisian_mcp but
-the settings and the value types, so every layer may import it: a tool, its
-schema and a registry are typed ``Any`` here, named in each docstring
-(docs/architecture.md, "Layers"). The public paths stay
-``frisian_mcp.discovery``, ``frisian_mcp.hooks`` and
-``frisian_mcp.visibility``, which re-export them.
+Each ``Base*`` class documents one extension point (docs/extending.md). It
+imports only the settings and the value types, so that every layer may
+import it; a tool, its schema and a registry are typed ``Any`` here
+(docs/architecture.md, "Layers", which names the public paths).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 :meth:`ToolRegistry.dispatch` takes three downward steps: check the
 arguments (:mod:`~frisian_mcp.guards`), run the action
 (:mod:`~frisian_mcp.invocation`), shape the result
-(:mod:`~frisian_mcp.arguments`). The registry is built once per process and
+(:mod:`~frisian_mcp.outcomes`). The registry is built once per process and
 rebuilt when a relevant setting changes.
 """
 

@@ -7,6 +7,7 @@ spectacular API frisian_mcp relies on is called from this module only.
 from __future__ import annotations
 
 import contextlib
+import functools
 import inspect
 import logging
 import threading
@@ -334,14 +335,7 @@ def _lighten(view: Any) -> None:
         }
     get_queryset = getattr(view, "get_queryset", None)
     if callable(get_queryset):
-        memo: list[Any] = []
-
-        def memoized() -> Any:
-            if not memo:
-                memo.append(get_queryset())
-            return memo[0]
-
-        view.get_queryset = memoized
+        view.get_queryset = functools.cache(get_queryset)
 
 
 def serializer(view: Any, build: Callable[[], Any]) -> Any:

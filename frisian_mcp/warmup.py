@@ -1,12 +1,8 @@
 """Build at worker start what a worker's first MCP request would build.
 
-A server process warms up by itself (ADR 0032): when a WSGI or ASGI handler
-sets Django up (``get_wsgi_application()``, ``get_asgi_application()``:
-gunicorn, uvicorn, any server) or ``manage.py runserver`` serves, the app's
-``ready()`` starts :func:`warm_up` in a thread of its own; once a request
-comes, the thread leaves what no request waits for to the requests. Other
-``manage.py`` commands never run it. Calling :func:`warm_up` from ``wsgi.py``
-or a server hook, as ADR 0019 asked, still works and costs nothing more.
+A server process (a WSGI or ASGI handler, ``runserver``) warms up by itself
+in a thread of its own, which yields to the first request (ADR 0032); an
+explicit :func:`warm_up` from ``wsgi.py`` (ADR 0019) still works.
 """
 
 from __future__ import annotations
