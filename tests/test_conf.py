@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +12,7 @@ from django.test import override_settings
 from frisian_mcp.conf import DEFAULTS, SETTINGS, MCPSettings, mcp_settings, on_change
 from frisian_mcp.discovery import URLConfDiscoveryBackend
 from frisian_mcp.exceptions import ConfigurationError
+from tests.scripts import run_script
 
 
 def test_defaults_apply_when_unset() -> None:
@@ -131,16 +129,4 @@ def test_importing_every_module_reads_no_setting() -> None:
         "    importlib.import_module(found.name)\n"
         "print(sorted(mcp_settings.__dict__))"
     )
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "tests.settings_core"}
-    env.pop("DATABASE_URL", None)
-    root = Path(__file__).parent.parent
-    done = subprocess.run(
-        [sys.executable, "-c", script],
-        capture_output=True,
-        text=True,
-        cwd=root,
-        env=env,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["[]"]
+    assert run_script(script, "tests.settings_core").split() == ["[]"]

@@ -9,14 +9,10 @@ something unusual (tests/settings_unusual_drf.py) and posts real bodies.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.scripts import last_json
 
 SCRIPT = r"""
 import json, django
@@ -63,18 +59,7 @@ print(json.dumps({
 
 @pytest.mark.subprocess
 def test_the_hosts_drf_defaults_never_change_the_endpoint() -> None:
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "tests.settings_unusual_drf"}
-    env.pop("DATABASE_URL", None)
-    done = subprocess.run(
-        [sys.executable, "-c", SCRIPT],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env=env,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    seen = json.loads(done.stdout.splitlines()[-1])
+    seen = last_json(SCRIPT, "tests.settings_unusual_drf")
     initialize = seen["initialize"]
     assert (initialize["status"], initialize["type"]) == (200, "application/json")
     assert json.loads(initialize["body"])["result"]["protocolVersion"] == "2025-11-25"

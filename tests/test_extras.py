@@ -11,10 +11,6 @@ keep serving, with the warnings the CHANGELOG's "Upgrading" names.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -30,8 +26,8 @@ from frisian_mcp.contrib.files.hooks import FileHook
 from frisian_mcp.contrib.fleet.store import FleetStore
 from frisian_mcp.registry import get_registry
 from tests.extras import without
+from tests.scripts import last_json
 
-ROOT = Path(__file__).resolve().parent.parent
 FLEET = "frisian_mcp.contrib.fleet.store.FleetStore"
 FILES = "frisian_mcp.contrib.files.hooks.FileHook"
 EXPLORER = "frisian_mcp.contrib.explorer.views.ExplorerView"
@@ -232,20 +228,7 @@ print(json.dumps({"check": out.getvalue(), "listed": len(listed), "found": found
 
 @pytest.mark.subprocess
 def test_a_project_of_the_previous_release_is_told_and_keeps_serving() -> None:
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "tests.settings_previous"}
-    env.pop("DATABASE_URL", None)  # a database of its own
-    done = subprocess.run(
-        [sys.executable, "-c", SCRIPT],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env=env,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    import json
-
-    result = json.loads(done.stdout.splitlines()[-1])
+    result = last_json(SCRIPT, "tests.settings_previous")
     report = result["check"]
     for key in ("CACHE", "DISPATCHER_THRESHOLD", "DISPATCHER_GROUP_BY", "OAUTH"):
         assert f"(frisian_mcp.W014) FRISIAN_MCP[{key!r}]" in report, report
@@ -290,20 +273,7 @@ print(json.dumps({"check": out.getvalue(), "found": found, "rows": rows}))
 
 @pytest.mark.subprocess
 def test_a_hook_named_without_its_extra_installed_reads_its_rows() -> None:
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "tests.settings_previous"}
-    env.pop("DATABASE_URL", None)  # a database of its own
-    done = subprocess.run(
-        [sys.executable, "-c", HOOKS_SCRIPT],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env=env,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    import json
-
-    result = json.loads(done.stdout.splitlines()[-1])
+    result = last_json(HOOKS_SCRIPT, "tests.settings_previous")
     assert "(frisian_mcp.W014) FRISIAN_MCP['CALL_HOOKS']" in result["check"]
     assert result["found"] == {"books": 0, "publishers": 0}
     assert result["rows"] == [4_194_304, [], 300]

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import ast
-import os
 import re
-import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
 import pytest
 
 import frisian_mcp
+from tests.scripts import run_script
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Keep a Changelog 1.1.0's kinds of change, in its order.
@@ -210,20 +208,7 @@ def _contrib_loaded(code: str, settings: str) -> list[str]:
         "print(' '.join(sorted(m for m in sys.modules"
         f" if m.startswith('frisian_mcp.contrib') and m not in {DRIVER!r})))"
     )
-    # The script migrates and writes: it gets a database of its own, never
-    # the one $DATABASE_URL names (the suite's tests run in a copy of it).
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": settings}
-    env.pop("DATABASE_URL", None)
-    done = subprocess.run(
-        [sys.executable, "-c", script],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env=env,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout.split()
+    return run_script(script, settings).split()
 
 
 @pytest.mark.subprocess
