@@ -1,0 +1,586 @@
+"""A fleet under load: the demo on gunicorn, PostgreSQL and Redis (issue 29).
+
+The demo (contacts, dcim) served by gunicorn with ``--workers`` sync workers
+on a temporary PostgreSQL database, with Django's ``RedisCache`` as the
+default cache (the fleet store and the listing cache live there), seeded with
+``--contacts`` contacts and ``--devices`` devices. ``--clients`` threads, each
+with its own keep-alive httpx client, then drive a mix for ``--seconds`` in
+all, split into alternating MCP and REST phases of equal length (at least two
+of each):
+
+* 60 % list/filter/page (contacts or devices, a random page, a filter);
+* 25 % retrieve (a seeded contact or device);
+* 10 % create/update (a new contact, or a seeded contact's notes);
+* 5 % bulk create of 100 contacts: one ``contacts__create`` call with
+  ``objects`` over MCP; 100 POSTs on one connection over REST, which has no
+  bulk create (so the REST side's bulk operations are far slower).
+
+An HTTP 503 or a tool's ``unavailable`` is retried with backoff (at most
+``RETRIES`` times). Per side: operations per second, p50/p95/p99 latency,
+errors by code, the workers' RSS at the start and end of each phase, the most
+PostgreSQL connections seen to the database; at the end, the rows against the
+acknowledged creates (lost, duplicated, unacknowledged but present).
+
+Loopback only; the load stops by itself (``--seconds`` at most 300); the
+servers and the database are removed on any error.
+
+Usage::
+
+    .venv/bin/python bench/bench_fleet_load.py          # full form: 4 workers,
+        # 32 clients, 200,000 contacts, 50,000 devices, 60 s
+    .venv/bin/python bench/bench_fleet_load.py --contacts 20000 --devices 5000 \\
+        --workers 2 --clients 16 --seconds 80
+
+Needs PostgreSQL on 127.0.0.1:5432 (user ``postgres``) and Redis on
+127.0.0.1:6379.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import tempfile
+import threading
+import time
+import uuid
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+import httpx
+from _common import (
+    MCP_HEADERS,
+    MIGRATE,
+    REST_HEADERS,
+    ROOT,
+    SEED,
+    auth_headers,
+    call_body,
+    gunicorn,
+    machine,
+    manage,
+    percentile,
+    postgres_database,
+    progress,
+    run_script,
+    write_json,
+)
+
+SIDES = ("MCP", "REST")
+MIX = {"list": 60, "retrieve": 25, "write": 10, "bulk": 5}
+BULK = 100
+RETRIES = 5
+MAX_SECONDS = 300
+SETTINGS = '''"""Written by bench/bench_fleet_load.py: the demo with a Redis cache."""
+import os
+from demo_project.settings import *  # noqa: F403
+
+CACHES = {{
+    "default": {{
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": {redis!r},
+        "KEY_PREFIX": {prefix!r},
+    }}
+}}
+'''
+SEED_SCRIPT = """
+from demo_project.contacts.models import Contact
+from demo_project.dcim.models import Device, Site
+n, d = {contacts}, {devices}
+Contact.objects.bulk_create(
+    (Contact(email=f"seed-{{i}}@example.com", first_name="Seed",
+             last_name=f"Name {{i % 1000}}", notes="seeded") for i in range(n)),
+    batch_size=5000)
+sites = Site.objects.bulk_create(
+    Site(name=f"load-site-{{i}}", slug=f"load-site-{{i}}") for i in range(50))
+statuses = ("active", "planned", "offline", "decommissioning")
+Device.objects.bulk_create(
+    (Device(name=f"dev-{{i}}", site=sites[i % 50], status=statuses[i % 4],
+            serial=f"S{{i}}") for i in range(d)),
+    batch_size=5000)
+"""
+
+
+@dataclass
+class Stats:
+    """What one side's clients did: latencies, errors, acknowledged emails."""
+
+    ops: Counter[str] = field(default_factory=Counter)
+    latencies: list[float] = field(default_factory=list)
+    by_kind: dict[str, list[float]] = field(default_factory=dict)
+    errors: Counter[str] = field(default_factory=Counter)
+    retried: int = 0
+    acked: list[str] = field(default_factory=list)
+
+    def add(self, other: Stats) -> None:
+        self.ops.update(other.ops)
+        self.latencies += other.latencies
+        for kind, seconds in other.by_kind.items():
+            self.by_kind.setdefault(kind, []).extend(seconds)
+        self.errors.update(other.errors)
+        self.retried += other.retried
+        self.acked += other.acked
+
+
+class Failed(Exception):
+    """An operation's final answer was an error; ``code`` names it."""
+
+    def __init__(self, code: str) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+# -- one operation -----------------------------------------------------------------
+
+
+def _error_code(response: httpx.Response) -> str | None:
+    """``None`` for a success; else ``HTTP 503``, ``tool unavailable``, ..."""
+    if response.status_code >= 300:
+        return f"HTTP {response.status_code}"
+    if "/mcp" not in str(response.request.url):
+        return None
+    try:
+        message = response.json()
+    except ValueError:
+        return "not JSON"
+    if "error" in message:
+        error = message["error"]
+        data = error.get("data") if isinstance(error.get("data"), dict) else {}
+        return f"JSON-RPC {error.get('code')} {data.get('code', '')}".rstrip()
+    result = message.get("result") or {}
+    if result.get("isError"):
+        content = result.get("structuredContent") or {}
+        error = content.get("error", content) if isinstance(content, dict) else {}
+        return f"tool {error.get('code') if isinstance(error, dict) else '?'}"
+    return None
+
+
+def _send(http: httpx.Client, stats: Stats, method: str, path: str, body: Any) -> Any:
+    """Send one request, retrying ``unavailable``; the answer's data."""
+    content = body if isinstance(body, bytes) else json.dumps(body).encode()
+    headers = MCP_HEADERS if path == "/mcp" else REST_HEADERS
+    for attempt in range(RETRIES + 1):
+        try:
+            response = http.request(
+                method,
+                path,
+                content=content if body is not None else None,
+                headers=headers,
+            )
+        except httpx.TransportError as exc:
+            raise Failed(f"transport {type(exc).__name__}") from exc
+        code = _error_code(response)
+        if code is None:
+            data = response.json()
+            if path == "/mcp":
+                return data["result"].get("structuredContent")
+            return data
+        if code not in ("HTTP 503", "tool unavailable") or attempt == RETRIES:
+            raise Failed(code)
+        stats.errors[f"{code} (retried)"] += 1
+        stats.retried += 1
+        time.sleep(0.05 * 2**attempt)
+    raise AssertionError("unreachable")
+
+
+class Mix:
+    """The operations of the mix over one side, with the seeded ids."""
+
+    def __init__(
+        self, side: str, run_id: str, ids: dict[str, list[str]], pages: dict[str, int]
+    ) -> None:
+        self.side = side
+        self.pages = pages
+        self.run_id = run_id
+        self.ids = ids
+        self.counter = 0
+        self.lock = threading.Lock()
+
+    def _contact(self) -> dict[str, str]:
+        with self.lock:
+            self.counter += 1
+            number = self.counter
+        return {
+            "email": f"fleet-{self.run_id}-{self.side.lower()}-{number}@example.com",
+            "first_name": "Load",
+            "last_name": f"Contact {number}",
+            "notes": "Created by bench/bench_fleet_load.py.",
+        }
+
+    def run(self, kind: str, http: httpx.Client, rng: random.Random, s: Stats) -> None:
+        getattr(self, f"_{kind}")(http, rng, s)
+
+    def _call(
+        self,
+        http: httpx.Client,
+        s: Stats,
+        tool: str,
+        args: dict[str, Any],
+        rest: tuple[str, str, Any],
+    ) -> Any:
+        if self.side == "MCP":
+            return _send(http, s, "POST", "/mcp", call_body(tool, args))
+        return _send(http, s, *rest)
+
+    def _list(self, http: httpx.Client, rng: random.Random, s: Stats) -> None:
+        """A page of contacts (half of them filtered by last name) or devices."""
+        if rng.random() < 0.5:
+            tool, path = "contacts__list", "/api/contacts/"
+            page = rng.randint(1, self.pages["contacts"])
+            filters = {}
+            if rng.random() < 0.5:
+                filters, page = {"last_name": f"Name {rng.randrange(1000)}"}, 1
+        else:
+            tool, path = "dcim__devices__list", "/api/dcim/devices/"
+            page = rng.randint(1, self.pages["devices"])
+            filters = {"status": rng.choice(("active", "planned"))}
+        args: dict[str, Any] = {"page": page, "filters": filters}
+        query = urlencode({"page": page, **filters})
+        self._call(http, s, tool, args, ("GET", f"{path}?{query}", None))
+
+    def _retrieve(self, http: httpx.Client, rng: random.Random, s: Stats) -> None:
+        if rng.random() < 0.5:
+            pk = rng.choice(self.ids["contacts"])
+            self._call(
+                http,
+                s,
+                "contacts__retrieve",
+                {"id": pk},
+                ("GET", f"/api/contacts/{pk}/", None),
+            )
+        else:
+            pk = rng.choice(self.ids["devices"])
+            self._call(
+                http,
+                s,
+                "dcim__devices__retrieve",
+                {"id": int(pk)},
+                ("GET", f"/api/dcim/devices/{pk}/", None),
+            )
+
+    def _write(self, http: httpx.Client, rng: random.Random, s: Stats) -> None:
+        if rng.random() < 0.5:
+            fields = self._contact()
+            self._call(
+                http, s, "contacts__create", fields, ("POST", "/api/contacts/", fields)
+            )
+            s.acked.append(fields["email"])
+        else:
+            pk = rng.choice(self.ids["contacts"])
+            notes = {"notes": f"updated {rng.random()}"}
+            self._call(
+                http,
+                s,
+                "contacts__partial_update",
+                {"id": pk, **notes},
+                ("PATCH", f"/api/contacts/{pk}/", notes),
+            )
+
+    def _bulk(self, http: httpx.Client, rng: random.Random, s: Stats) -> None:
+        items = [self._contact() for _ in range(BULK)]
+        if self.side == "MCP":
+            _send(
+                http,
+                s,
+                "POST",
+                "/mcp",
+                call_body("contacts__create", {"objects": items}),
+            )
+            s.acked += [item["email"] for item in items]
+            return
+        for item in items:  # REST has no bulk create: one POST each
+            _send(http, s, "POST", "/api/contacts/", item)
+            s.acked.append(item["email"])
+
+
+# -- the server's processes and connections -------------------------------------------
+
+
+def worker_rss_mb(master: int) -> dict[int, float]:
+    """VmRSS in MB of each child of gunicorn's master ``master``."""
+    rss = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            status = (entry / "status").read_text()
+        except OSError:
+            continue
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        if fields.get("PPid", "").strip() == str(master) and "VmRSS" in fields:
+            rss[int(entry.name)] = int(fields["VmRSS"].split()[0]) / 1024
+    return rss
+
+
+class Connections:
+    """Samples ``pg_stat_activity`` for the database every 0.5 s in a thread."""
+
+    def __init__(self, admin_dsn: str, name: str) -> None:
+        self.admin_dsn = admin_dsn
+        self.name = name
+        self.samples: list[int] = []
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        import psycopg
+
+        with psycopg.connect(self.admin_dsn, autocommit=True) as admin:
+            while not self.stop.wait(0.5):
+                row = admin.execute(
+                    "SELECT count(*) FROM pg_stat_activity WHERE datname = %s",
+                    (self.name,),
+                ).fetchone()
+                self.samples.append(int(row[0]) if row else 0)
+
+    def __enter__(self) -> Connections:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        self.thread.join(timeout=5)
+
+
+# -- the load --------------------------------------------------------------------------
+
+
+def phase(base_url: str, mix: Mix, clients: int, seconds: float) -> tuple[Stats, float]:
+    """Run the mix with ``clients`` threads for ``seconds``; stats and wall time."""
+    per_client = [Stats() for _ in range(clients)]
+    kinds, weights = list(MIX), list(MIX.values())
+    deadline = time.monotonic() + seconds
+    headers = auth_headers()
+
+    def client(index: int) -> None:
+        rng = random.Random(f"{mix.run_id}-{mix.side}-{index}-{deadline}")
+        stats = per_client[index]
+        with httpx.Client(base_url=base_url, headers=headers, timeout=60) as http:
+            while time.monotonic() < deadline:
+                kind = rng.choices(kinds, weights)[0]
+                start = time.perf_counter()
+                try:
+                    mix.run(kind, http, rng, stats)
+                except Failed as exc:
+                    stats.errors[f"{exc.code} ({kind})"] += 1
+                seconds = time.perf_counter() - start
+                stats.latencies.append(seconds)
+                stats.by_kind.setdefault(kind, []).append(seconds)
+                stats.ops[kind] += 1
+
+    started = time.monotonic()
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    total = Stats()
+    for stats in per_client:
+        total.add(stats)
+    return total, time.monotonic() - started
+
+
+def seeded_ids(dsn: str) -> dict[str, list[str]]:
+    """A sample of seeded contact and device ids to retrieve and update."""
+    import psycopg
+
+    with psycopg.connect(dsn) as conn:
+        contacts = conn.execute(
+            "SELECT id FROM contacts_contact WHERE email LIKE 'seed-%' LIMIT 5000"
+        ).fetchall()
+        devices = conn.execute("SELECT id FROM dcim_device LIMIT 5000").fetchall()
+    return {
+        "contacts": [str(row[0]) for row in contacts],
+        "devices": [str(row[0]) for row in devices],
+    }
+
+
+def check_rows(dsn: str, run_id: str, acked: list[str]) -> dict[str, int]:
+    """Rows of this run's creates against the acknowledged ones."""
+    import psycopg
+
+    with psycopg.connect(dsn) as conn:
+        rows = conn.execute(
+            "SELECT email, count(*) FROM contacts_contact WHERE email LIKE %s "
+            "GROUP BY email",
+            (f"fleet-{run_id}-%",),
+        ).fetchall()
+    present: dict[str, int] = dict(rows)
+    acked_set = set(acked)
+    return {
+        "acknowledged": len(acked),
+        "rows": sum(present.values()),
+        "lost": sum(1 for email in acked_set if email not in present),
+        "duplicated": sum(count - 1 for count in present.values()),
+        "unacknowledged_present": sum(1 for e in present if e not in acked_set),
+    }
+
+
+# -- the run and its report ------------------------------------------------------------
+
+
+def summary(
+    stats: Stats, seconds: float, rss: dict[str, list[float]]
+) -> dict[str, Any]:
+    """One side's figures."""
+    ordered = sorted(stats.latencies)
+    count = sum(stats.ops.values())
+    return {
+        "operations": count,
+        "by_kind": dict(stats.ops),
+        "seconds": round(seconds, 2),
+        "ops_per_s": round(count / seconds, 1) if seconds else 0.0,
+        "p50_ms": round(percentile(ordered, 50) * 1000, 1) if ordered else None,
+        "p95_ms": round(percentile(ordered, 95) * 1000, 1) if ordered else None,
+        "p99_ms": round(percentile(ordered, 99) * 1000, 1) if ordered else None,
+        "p50_p99_ms_by_kind": {
+            kind: [round(percentile(sorted(values), p) * 1000, 1) for p in (50, 99)]
+            for kind, values in stats.by_kind.items()
+        },
+        "errors": dict(stats.errors),
+        "retried": stats.retried,
+        "worker_rss_mb": rss,
+    }
+
+
+def load(args: argparse.Namespace, base_url: str, master: int, dsn: str) -> Any:
+    """Alternate MCP and REST phases; each side's stats, wall time and RSS."""
+    run_id = uuid.uuid4().hex[:8]
+    ids = seeded_ids(dsn)
+    pages = {  # 25 a page; devices filtered by one status of four
+        "contacts": max(1, min(400, args.contacts // 25)),
+        "devices": max(1, min(400, args.devices // 100)),
+    }
+    mixes = {side: Mix(side, run_id, ids, pages) for side in SIDES}
+    totals = {side: Stats() for side in SIDES}
+    walls = dict.fromkeys(SIDES, 0.0)
+    rss: dict[str, dict[str, list[float]]] = {side: {} for side in SIDES}
+    per_phase = args.seconds / (2 * args.rounds)
+    for round_ in range(args.rounds):
+        order = SIDES if round_ % 2 == 0 else SIDES[::-1]
+        for side in order:
+            progress(f"round {round_ + 1}: {side} for {per_phase:g} s")
+            before = sorted(worker_rss_mb(master).values())
+            stats, wall = phase(base_url, mixes[side], args.clients, per_phase)
+            after = sorted(worker_rss_mb(master).values())
+            rss[side].setdefault("start", [round(v, 1) for v in before])
+            rss[side]["end"] = [round(v, 1) for v in after]
+            totals[side].add(stats)
+            walls[side] += wall
+    return run_id, totals, walls, rss
+
+
+def table(result: dict[str, Any]) -> str:
+    """A short text table of the two sides."""
+    rows = ["side   ops/s   p50 ms   p95 ms   p99 ms  errors  RSS MB start -> end"]
+    for side in SIDES:
+        s = result["sides"][side]
+        rss = s["worker_rss_mb"]
+        rows.append(
+            f"{side:<5} {s['ops_per_s']:>6} {s['p50_ms']:>8} {s['p95_ms']:>8} "
+            f"{s['p99_ms']:>8} {sum(s['errors'].values()):>7}  "
+            f"{rss.get('start')} -> {rss.get('end')}"
+        )
+    rows.append(f"PostgreSQL connections (max seen): {result['pg_connections_max']}")
+    rows.append(f"Redis keys of the run: {result['redis_keys']}")
+    rows.append(f"rows: {result['rows']}")
+    return "\n".join(rows)
+
+
+def clear_redis(url: str, prefix: str) -> int:
+    """Delete the run's keys from Redis; how many there were."""
+    import redis
+
+    client = redis.Redis.from_url(url)
+    keys = list(client.scan_iter(match=f"{prefix}:*", count=1000))
+    for key in keys:
+        client.delete(key)
+    return len(keys)
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--clients", type=int, default=32)
+    parser.add_argument("--contacts", type=int, default=200_000)
+    parser.add_argument("--devices", type=int, default=50_000)
+    parser.add_argument("--seconds", type=float, default=60.0, help="load in all")
+    parser.add_argument("--rounds", type=int, default=2, help="MCP+REST pairs")
+    parser.add_argument(
+        "--database-url",
+        default=f"postgres://postgres@127.0.0.1:5432/frisian_fleet_load_{uuid.uuid4().hex[:8]}",
+    )
+    parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/15")
+    parser.add_argument("--json", type=Path, help="also write the result here")
+    args = parser.parse_args(argv)
+    if not 0 < args.seconds <= MAX_SECONDS:
+        parser.error(f"--seconds must be in (0, {MAX_SECONDS}]")
+    if args.rounds < 2 or not 1 <= args.clients <= 256 or args.workers < 1:
+        parser.error("--rounds >= 2, 1 <= --clients <= 256, --workers >= 1")
+    return args
+
+
+def main(argv: list[str]) -> int:
+    args = parse_args(argv)
+    prefix = f"fleet-load-{uuid.uuid4().hex[:8]}"
+    with (
+        postgres_database(args.database_url) as database,
+        tempfile.TemporaryDirectory() as work,
+    ):
+        work_dir = Path(work)
+        (work_dir / "fleet_load_settings.py").write_text(
+            SETTINGS.format(redis=args.redis_url, prefix=prefix)
+        )
+        progress(f"Seeding {args.contacts} contacts, {args.devices} devices ...")
+        seeded = time.monotonic()
+        script = SEED_SCRIPT.format(contacts=args.contacts, devices=args.devices)
+        manage(database.url, MIGRATE, SEED, ("shell", "-c", script))
+        seed_s = time.monotonic() - seeded
+        env = {
+            "DJANGO_SETTINGS_MODULE": "fleet_load_settings",
+            "PYTHONPATH": f"{work_dir}:{ROOT}",
+        }
+        name = database.url.rsplit("/", 1)[1]
+        admin = database.dsn.rsplit("/", 1)[0] + "/postgres"
+        try:
+            with (
+                gunicorn(
+                    database.url,
+                    work_dir,
+                    headers=auth_headers(),
+                    workers=args.workers,
+                    env=env,
+                ) as server,
+                Connections(admin, name) as connections,
+            ):
+                run_id, totals, walls, rss = load(
+                    args, server.base_url, server.pid, database.dsn
+                )
+            rows = check_rows(
+                database.dsn, run_id, totals["MCP"].acked + totals["REST"].acked
+            )
+        finally:
+            redis_keys = clear_redis(args.redis_url, prefix)
+    result = {
+        "benchmark": "bench_fleet_load.py",
+        "machine": machine(),
+        "database": database.label,
+        "options": {k: str(v) for k, v in vars(args).items() if k != "database_url"},
+        "seed_seconds": round(seed_s, 1),
+        "sides": {s: summary(totals[s], walls[s], rss[s]) for s in SIDES},
+        "pg_connections_max": max(connections.samples, default=0),
+        "redis_keys": redis_keys,
+        "rows": rows,
+    }
+    print(json.dumps(result, indent=2))
+    print(table(result))
+    if args.json:
+        write_json(args.json, result, "Result")
+    return 1 if rows["lost"] or rows["duplicated"] else 0
+
+
+if __name__ == "__main__":
+    run_script(main, "bench_fleet_load.py")
