@@ -16,7 +16,8 @@ of each):
   bulk create (so the REST side's bulk operations are far slower).
 
 An HTTP 503 or a tool's ``unavailable`` is retried with backoff (at most
-``RETRIES`` times). Per side: operations per second, p50/p95/p99 latency,
+``RETRIES`` times). Per side: operations and HTTP requests per second (a
+phase ends when each client's last operation does), p50/p95/p99 latency,
 errors by code, the workers' RSS at the start and end of each phase, the most
 PostgreSQL connections seen to the database; at the end, the rows against the
 acknowledged creates (lost, duplicated, unacknowledged but present).
@@ -39,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import tempfile
 import threading
@@ -113,6 +115,7 @@ class Stats:
     by_kind: dict[str, list[float]] = field(default_factory=dict)
     errors: Counter[str] = field(default_factory=Counter)
     retried: int = 0
+    requests: int = 0
     acked: list[str] = field(default_factory=list)
 
     def add(self, other: Stats) -> None:
@@ -122,6 +125,7 @@ class Stats:
             self.by_kind.setdefault(kind, []).extend(seconds)
         self.errors.update(other.errors)
         self.retried += other.retried
+        self.requests += other.requests
         self.acked += other.acked
 
 
@@ -163,6 +167,7 @@ def _send(http: httpx.Client, stats: Stats, method: str, path: str, body: Any) -
     content = body if isinstance(body, bytes) else json.dumps(body).encode()
     headers = MCP_HEADERS if path == "/mcp" else REST_HEADERS
     for attempt in range(RETRIES + 1):
+        stats.requests += 1
         try:
             response = http.request(
                 method,
@@ -433,6 +438,8 @@ def summary(
         "by_kind": dict(stats.ops),
         "seconds": round(seconds, 2),
         "ops_per_s": round(count / seconds, 1) if seconds else 0.0,
+        "http_requests": stats.requests,
+        "http_requests_per_s": round(stats.requests / seconds, 1) if seconds else 0.0,
         "p50_ms": round(percentile(ordered, 50) * 1000, 1) if ordered else None,
         "p95_ms": round(percentile(ordered, 95) * 1000, 1) if ordered else None,
         "p99_ms": round(percentile(ordered, 99) * 1000, 1) if ordered else None,
@@ -475,17 +482,20 @@ def load(args: argparse.Namespace, base_url: str, master: int, dsn: str) -> Any:
 
 def table(result: dict[str, Any]) -> str:
     """A short text table of the two sides."""
-    rows = ["side   ops/s   p50 ms   p95 ms   p99 ms  errors  RSS MB start -> end"]
+    rows = [
+        "side   ops/s  req/s   p50 ms   p95 ms   p99 ms  errors  RSS MB start -> end"
+    ]
     for side in SIDES:
         s = result["sides"][side]
         rss = s["worker_rss_mb"]
         rows.append(
-            f"{side:<5} {s['ops_per_s']:>6} {s['p50_ms']:>8} {s['p95_ms']:>8} "
+            f"{side:<5} {s['ops_per_s']:>6} {s['http_requests_per_s']:>6} "
+            f"{s['p50_ms']:>8} {s['p95_ms']:>8} "
             f"{s['p99_ms']:>8} {sum(s['errors'].values()):>7}  "
             f"{rss.get('start')} -> {rss.get('end')}"
         )
     rows.append(f"PostgreSQL connections (max seen): {result['pg_connections_max']}")
-    rows.append(f"Redis keys of the run: {result['redis_keys']}")
+    rows.append(f"Redis keys of the run at the end: {result['redis_keys_at_end']}")
     rows.append(f"rows: {result['rows']}")
     return "\n".join(rows)
 
@@ -539,6 +549,7 @@ def main(argv: list[str]) -> int:
         script = SEED_SCRIPT.format(contacts=args.contacts, devices=args.devices)
         manage(database.url, MIGRATE, SEED, ("shell", "-c", script))
         seed_s = time.monotonic() - seeded
+        load_start = list(os.getloadavg())
         env = {
             "DJANGO_SETTINGS_MODULE": "fleet_load_settings",
             "PYTHONPATH": f"{work_dir}:{ROOT}",
@@ -570,9 +581,10 @@ def main(argv: list[str]) -> int:
         "database": database.label,
         "options": {k: str(v) for k, v in vars(args).items() if k != "database_url"},
         "seed_seconds": round(seed_s, 1),
+        "load_average": {"start": load_start, "end": list(os.getloadavg())},
         "sides": {s: summary(totals[s], walls[s], rss[s]) for s in SIDES},
         "pg_connections_max": max(connections.samples, default=0),
-        "redis_keys": redis_keys,
+        "redis_keys_at_end": redis_keys,
         "rows": rows,
     }
     print(json.dumps(result, indent=2))
