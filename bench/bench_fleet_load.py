@@ -141,23 +141,29 @@ class Failed(Exception):
 
 
 def _error_code(response: httpx.Response) -> str | None:
-    """``None`` for a success; else ``HTTP 503``, ``tool unavailable``, ..."""
-    if response.status_code >= 300:
-        return f"HTTP {response.status_code}"
+    """``None`` for a success; else ``HTTP 503 JSON-RPC -32000 unavailable``,
+    ``tool not_found``, ``HTTP 404``, ..."""
+    status = f"HTTP {response.status_code}"
+    failed = response.status_code >= 300
     if "/mcp" not in str(response.request.url):
-        return None
+        return status if failed else None
     try:
         message = response.json()
     except ValueError:
-        return "not JSON"
-    if "error" in message:
+        return status if failed else f"{status} not JSON"
+    if isinstance(message, dict) and isinstance(message.get("error"), dict):
         error = message["error"]
         data = error.get("data") if isinstance(error.get("data"), dict) else {}
-        return f"JSON-RPC {error.get('code')} {data.get('code', '')}".rstrip()
-    result = message.get("result") or {}
+        return f"{status} JSON-RPC {error.get('code')} {data.get('code', '')}".rstrip()
+    result = message.get("result") if isinstance(message, dict) else None
+    if failed or not isinstance(result, dict):
+        return status if failed else f"{status} no result"
     if result.get("isError"):
-        content = result.get("structuredContent") or {}
-        error = content.get("error", content) if isinstance(content, dict) else {}
+        # The text block holds the error object (ADR 0038), structured or not.
+        try:
+            error = json.loads(result["content"][0]["text"])["error"]
+        except (KeyError, IndexError, TypeError, ValueError):
+            return "tool error ?"
         return f"tool {error.get('code') if isinstance(error, dict) else '?'}"
     return None
 
@@ -183,7 +189,8 @@ def _send(http: httpx.Client, stats: Stats, method: str, path: str, body: Any) -
             if path == "/mcp":
                 return data["result"].get("structuredContent")
             return data
-        if code not in ("HTTP 503", "tool unavailable") or attempt == RETRIES:
+        retryable = code.startswith("HTTP 503") or code.endswith(" unavailable")
+        if not retryable or attempt == RETRIES:
             raise Failed(code)
         stats.errors[f"{code} (retried)"] += 1
         stats.retried += 1
