@@ -67,6 +67,7 @@ from _common import (
     percentile,
     postgres_database,
     progress,
+    raise_on_sigterm,
     run_script,
     write_json,
 )
@@ -384,7 +385,9 @@ def phase(base_url: str, mix: Mix, clients: int, seconds: float) -> tuple[Stats,
                 stats.ops[kind] += 1
 
     started = time.monotonic()
-    threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
+    threads = [
+        threading.Thread(target=client, args=(i,), daemon=True) for i in range(clients)
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -542,6 +545,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
+    raise_on_sigterm()
     prefix = f"fleet-load-{uuid.uuid4().hex[:8]}"
     with (
         postgres_database(args.database_url) as database,
