@@ -78,7 +78,6 @@ BULK = 100
 RETRIES = 5
 MAX_SECONDS = 300
 SETTINGS = '''"""Written by bench/bench_fleet_load.py: the demo with a Redis cache."""
-import os
 from demo_project.settings import *  # noqa: F403
 
 CACHES = {{
