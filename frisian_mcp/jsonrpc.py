@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from frisian_mcp import __version__, arguments, hooks
+from frisian_mcp import __version__, arguments, hooks, methods
 from frisian_mcp.conf import mcp_settings
 from frisian_mcp.exceptions import (
     InputRequired,
@@ -51,13 +51,7 @@ from frisian_mcp.revisions import (
 )
 from frisian_mcp.types import CallContext, ErrorCode, JSONObject
 
-__all__ = [
-    "Reply",
-    "error_body",
-    "handle",
-    "internal_error",
-    "last_resort",
-]
+__all__ = ["Reply", "error_body", "handle", "internal_error", "last_resort"]
 
 logger = logging.getLogger("frisian_mcp")
 _CLIENT_INFO_META = "io.modelcontextprotocol/clientInfo"
@@ -225,7 +219,10 @@ class _Exchange:
                 check_modern(method, params, self.headers)
                 meta = params["_meta"]
                 self.client(meta.get(_CLIENT_INFO_META), meta[CLIENT_CAPABILITIES_META])
-            if method not in self.revision.methods:
+            if method not in self.revision.methods or not (
+                hasattr(self, method.replace("/", "_"))
+                or methods.served(method, self.registry)
+            ):
                 raise MethodNotFound(
                     f"Method not found: {safe_method(method)}.",
                     http_status=404 if stateless else 0,
@@ -240,7 +237,8 @@ class _Exchange:
     ) -> tuple[int, JSONObject]:
         """Run one method: its result, or its error, with the HTTP status."""
         try:
-            result = getattr(self, method.replace("/", "_"))(params)
+            own = getattr(self, method.replace("/", "_"), None)
+            result = own(params) if own else methods.METHODS[method].run(self, params)
         except ToolError as exc:
             self.note(exc)
             # 2025-11-25 server/tools "Error Handling" (SEP-1303): input
@@ -294,7 +292,7 @@ class _Exchange:
         self.revision = REVISIONS[version]
         result: JSONObject = {
             "protocolVersion": version,
-            "capabilities": {"tools": {"listChanged": False}},
+            "capabilities": methods.capabilities(self.registry),
             "serverInfo": self.server_info(),
         }
         if mcp_settings.SERVER_INSTRUCTIONS:
@@ -307,7 +305,7 @@ class _Exchange:
     def server_discover(self, params: JSONObject) -> JSONObject:
         result: JSONObject = {
             "supportedVersions": list(REVISIONS),
-            "capabilities": {"tools": {"listChanged": False}},
+            "capabilities": methods.capabilities(self.registry),
         }
         if mcp_settings.SERVER_INSTRUCTIONS:
             result["instructions"] = mcp_settings.SERVER_INSTRUCTIONS

@@ -32,7 +32,15 @@ __all__ = [
 MODERN_VERSION_META = "io.modelcontextprotocol/protocolVersion"
 CLIENT_CAPABILITIES_META = "io.modelcontextprotocol/clientCapabilities"
 SERVER_INFO_META = "io.modelcontextprotocol/serverInfo"
-_HANDSHAKE = frozenset({"initialize", "ping", "tools/list", "tools/call"})
+#: Resources, prompts, completion and logging are answered when their
+#: capability is served (:mod:`~frisian_mcp.methods`).
+_FEATURES = frozenset(
+    {"resources/list", "resources/templates/list", "resources/read"}
+    | {"prompts/list", "prompts/get", "completion/complete"}
+)
+_HANDSHAKE = frozenset({"initialize", "ping", "tools/list", "tools/call"}) | _FEATURES
+#: 2026-07-28 takes the log level from each request's ``_meta`` instead.
+_LOGGING = _HANDSHAKE | {"logging/setLevel"}
 
 
 @dataclass(frozen=True)
@@ -52,11 +60,12 @@ class Revision:
 
 
 REVISIONS: dict[str, Revision] = {
-    "2025-03-26": Revision(_HANDSHAKE, batches=True, structured=False),
-    "2025-06-18": Revision(_HANDSHAKE),
-    "2025-11-25": Revision(_HANDSHAKE),
+    "2025-03-26": Revision(_LOGGING, batches=True, structured=False),
+    "2025-06-18": Revision(_LOGGING),
+    "2025-11-25": Revision(_LOGGING),
     "2026-07-28": Revision(
-        frozenset({"server/discover", "tools/list", "tools/call"}), stateless=True
+        frozenset({"server/discover", "tools/list", "tools/call"}) | _FEATURES,
+        stateless=True,
     ),
 }
 #: Handshake-era versions, oldest first; the last is offered by default.
@@ -122,8 +131,10 @@ def check_modern(
         ("MCP-Protocol-Version", version),
         ("Mcp-Method", method),
     ]
-    if method == "tools/call":
+    if method in ("tools/call", "prompts/get"):
         mirrored.append(("Mcp-Name", params.get("name")))
+    elif method == "resources/read":
+        mirrored.append(("Mcp-Name", params.get("uri")))
     for header, expected in mirrored:
         if headers is not None and header_value(headers.get(header)) != expected:
             raise HeaderMismatch(

@@ -251,8 +251,10 @@ def test_each_extra_stays_within_its_budget() -> None:
 #: The core's size (``wc -l`` of frisian_mcp/ without contrib/, issue 27
 #: item 5). The budget is 8,000 lines; until the core is there, this is a
 #: ceiling that only comes down: lower it whenever a change makes the core
-#: shorter, never raise it without saying why in the commit.
-CORE_CEILING = 11_310
+#: shorter, never raise it without saying why in the commit. Raised for
+#: issue 28's protocol methods (resources, prompts, completion, logging),
+#: which are new features of the core, not growth of the old ones.
+CORE_CEILING = 11415
 
 
 def test_the_core_does_not_grow() -> None:
