@@ -27,6 +27,8 @@ from frisian_mcp.revisions import (
 __all__ = ["MCPError", "MCPTestClient", "tool_error"]
 
 DEFAULT_PROTOCOL_VERSION = "2025-11-25"
+#: 2026-07-28 methods whose Mcp-Name header mirrors params.name or params.uri.
+_NAMED = frozenset({"tools/call", "prompts/get", "resources/read"})
 
 
 class MCPError(Exception):
@@ -111,8 +113,9 @@ class MCPTestClient:
                 **params.get("_meta", {}),
             }
             headers["Mcp-Method"] = method
-            if method == "tools/call" and isinstance(params.get("name"), str):
-                headers["Mcp-Name"] = _header_value(params["name"])
+            named = params.get("uri" if method == "resources/read" else "name")
+            if method in _NAMED and isinstance(named, str):
+                headers["Mcp-Name"] = _header_value(named)
         if params is not None:
             message["params"] = dict(params)
         response = self.post(message, headers=headers)
