@@ -113,6 +113,8 @@ class MCPTestClient:
             headers["Mcp-Method"] = method
             if method == "tools/call" and isinstance(params.get("name"), str):
                 headers["Mcp-Name"] = _header_value(params["name"])
+            elif method == "resources/read" and isinstance(params.get("uri"), str):
+                headers["Mcp-Name"] = _header_value(params["uri"])
         if params is not None:
             message["params"] = dict(params)
         response = self.post(message, headers=headers)
