@@ -27,6 +27,7 @@ from frisian_mcp.conf import (
     mcp_settings,
 )
 from frisian_mcp.exceptions import ConfigurationError, HostError, host_call
+from frisian_mcp.hooks import layout_class
 from frisian_mcp.types import SchemaProblem, dotted
 
 if TYPE_CHECKING:
@@ -304,7 +305,10 @@ def check_tools(
                 id="frisian_mcp.W002",
             )
         )
+    from frisian_mcp.resources import clash_warnings  # W016 (ADR 0043)
+
     messages.extend(_check_version(registry) + _check_layout(registry))
+    messages.extend(clash_warnings(registry))
     messages.extend(declared_errors({tool.endpoint.view_class for tool in registry}))
     return messages + _left_out(registry.problems)  # views discovery could not read
 
@@ -351,8 +355,6 @@ def _left_out(problems: Sequence[SchemaProblem]) -> list[checks.CheckMessage]:
 
 def _check_layout(registry: ToolRegistry) -> list[checks.CheckMessage]:
     """W015: ``"auto"`` would list dispatchers, but no installed app offers them."""
-    from frisian_mcp.hooks import layout_class
-
     threshold = mcp_settings.DISPATCHER_THRESHOLD
     many = len(registry) > threshold and mcp_settings.TOOL_LAYOUT == "auto"
     if not many or layout_class("dispatcher") is not None:

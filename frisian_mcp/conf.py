@@ -114,8 +114,11 @@ def _strings(what: str) -> Value[list[str]]:
 _BOOL = Value[bool]("a bool", lambda v: isinstance(v, bool))
 _TEXT = Value[str]("a str", lambda v: isinstance(v, str) and v != "")
 GLOBS = _strings("glob patterns")
-
-
+_SCHEME_NAME = re.compile(r"(?!(https?|file|git|data|urn|mcp)$)[a-z][a-z0-9+.-]*")
+_SCHEME = Value[str](
+    "a lowercase URI scheme but http(s), file, git, data, urn or mcp",
+    lambda v: isinstance(v, str) and _SCHEME_NAME.fullmatch(v) is not None,
+)
 _DICT = Value[dict[str, Any]]("a dict", lambda v: isinstance(v, dict))
 #: A check beyond the type: the problem with ``value`` among ``values``.
 Check = Callable[[Any, Mapping[str, Any]], str | None]
@@ -240,6 +243,7 @@ class MCPSettings:
     SERVER_NAME = Setting("frisian-mcp", _TEXT, "serverInfo.name of initialize.")
     SERVER_TITLE = Setting(None, _TEXT | None, "serverInfo.title of initialize.")
     SERVER_INSTRUCTIONS = Setting(None, _TEXT | None, "instructions of initialize.")
+    RESOURCE_SCHEME = Setting("drf", _SCHEME, "URI scheme of records as resources.")
     # Transport and security
     ALLOWED_ORIGINS = Setting(
         [], _strings("origins"), "Origins allowed besides the endpoint's.", _origins

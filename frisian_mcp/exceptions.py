@@ -20,7 +20,8 @@
     │                      InvalidRequest -32600 (Forbidden: a credential's
     │                      grant refuses a tool), MethodNotFound -32601,
     │                      InvalidParams -32602, InternalError -32603,
-    │                      HeaderMismatch -32020, UnsupportedProtocolVersion -32022
+    │                      HeaderMismatch -32020, UnsupportedProtocolVersion -32022,
+    │                      ResourceNotFound -32002 (2026-07-28: -32602)
     └── ToolError          a tools/call failure with an ErrorCode payload
         ├── ToolInputError     the arguments: -32602 with error.data
         └── ToolExecutionError the action ran and failed: an isError result
@@ -59,6 +60,7 @@ __all__ = [
     "JSONRPCError",
     "MethodNotFound",
     "ParseError",
+    "ResourceNotFound",
     "SchemaError",
     "ToolError",
     "ToolExecutionError",
@@ -261,6 +263,32 @@ class HeaderMismatch(JSONRPCError):
     name = "header_mismatch"
     default_message = "Header mismatch."
     http_status = 400
+
+
+class ResourceNotFound(JSONRPCError):
+    """No resource at a URI for this caller, or one hidden from it (ADR 0043).
+
+    -32002 in the handshake era (2025-11-25 server/resources "Error
+    Handling"); :meth:`of` gives 2026-07-28's -32602. Never ``data.uri``.
+    """
+
+    code = -32002
+    name = "not_found"
+    default_message = "Resource not found."
+
+    def __init__(self) -> None:
+        super().__init__(data={"code": ErrorCode.NOT_FOUND.value})
+
+    @staticmethod
+    def of(stateless: bool) -> ResourceNotFound:
+        """The error as the request's revision answers it."""
+        return _StatelessResourceNotFound() if stateless else ResourceNotFound()
+
+
+class _StatelessResourceNotFound(ResourceNotFound):
+    """2026-07-28 server/resources "Error Handling": MUST be -32602."""
+
+    code = -32602
 
 
 class ToolError(FrisianMCPError):

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from frisian_mcp import __version__, arguments, hooks, methods
+from frisian_mcp import __version__, hooks, methods, tokens
 from frisian_mcp.conf import mcp_settings
 from frisian_mcp.exceptions import (
     InputRequired,
@@ -314,7 +314,7 @@ class _Exchange:
     def tools_list(self, params: JSONObject) -> JSONObject:
         offset = 0
         if params.get("cursor") is not None:
-            offset = _read_cursor(params["cursor"])
+            offset = tokens.read_cursor(_CURSOR, params["cursor"])
         size = max(1, mcp_settings.TOOLS_LIST_PAGE_SIZE)
         entries, following = self.registry().page(offset, size, self.context)
         tools: list[Any] = list(entries)
@@ -325,7 +325,7 @@ class _Exchange:
             ]
         result: JSONObject = {"tools": tools}
         if following is not None:
-            result["nextCursor"] = arguments.sign(_CURSOR, {"o": following})
+            result["nextCursor"] = tokens.cursor(_CURSOR, following)
         return self.cacheable(result)
 
     def tools_call(self, params: JSONObject) -> JSONObject:
@@ -381,18 +381,3 @@ class _Exchange:
 
 
 _CURSOR = "tools_list_cursor"
-
-
-def _read_cursor(cursor: object) -> int:
-    if not isinstance(cursor, str):
-        raise InvalidParams("Invalid params: cursor must be a string from nextCursor.")
-    try:
-        offset = arguments.unsign(_CURSOR, cursor)["o"]
-    except (arguments.BadToken, KeyError) as exc:
-        offset = exc
-    if not isinstance(offset, int) or isinstance(offset, bool) or offset < 0:
-        raise InvalidParams(
-            "Invalid cursor: pass back a nextCursor value unchanged.",
-            data={"code": ErrorCode.INVALID_TOKEN.value},
-        )
-    return offset

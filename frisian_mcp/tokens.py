@@ -20,10 +20,10 @@ from django.conf import settings
 from django.core import signing
 from django.utils.encoding import force_bytes
 
-from frisian_mcp.exceptions import BadToken
-from frisian_mcp.types import JSONObject
+from frisian_mcp.exceptions import BadToken, InvalidParams
+from frisian_mcp.types import ErrorCode, JSONObject
 
-__all__ = ["FOREIGN", "BadToken", "sign", "unsign"]
+__all__ = ["FOREIGN", "BadToken", "cursor", "read_cursor", "sign", "unsign"]
 
 
 #: Why a token was refused, when it is not one of ours.
@@ -85,6 +85,27 @@ def _legacy(purpose: str, token: str, max_age: int | None) -> object:
         raise BadToken(_EXPIRED) from None
     except (signing.BadSignature, ValueError):
         raise BadToken(FOREIGN) from None
+
+
+def cursor(purpose: str, offset: int) -> str:
+    """A list method's ``nextCursor``: the signed offset of its next page."""
+    return sign(purpose, {"o": offset})
+
+
+def read_cursor(purpose: str, token: object) -> int:
+    """The offset a :func:`cursor` of ``purpose`` holds; else -32602."""
+    if not isinstance(token, str):
+        raise InvalidParams("Invalid params: cursor must be a string from nextCursor.")
+    try:
+        offset = unsign(purpose, token)["o"]
+    except (BadToken, KeyError) as exc:
+        offset = exc
+    if not isinstance(offset, int) or isinstance(offset, bool) or offset < 0:
+        raise InvalidParams(
+            "Invalid cursor: pass back a nextCursor value unchanged.",
+            data={"code": ErrorCode.INVALID_TOKEN.value},
+        )
+    return offset
 
 
 @functools.lru_cache(maxsize=32)

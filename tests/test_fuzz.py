@@ -947,7 +947,7 @@ method_names = st.one_of(
             "server/discover",
             "notifications/initialized",
             "notifications/cancelled",
-            "resources/list",
+            "resources/subscribe",
             "logging/setLevel",
             "rpc.discover",
             "",

@@ -51,7 +51,7 @@ def test_initialize_echoes_a_supported_version(client: Client, version: str) -> 
     ).json()
     result = body["result"]
     assert result["protocolVersion"] == version
-    assert result["capabilities"] == {"tools": {"listChanged": False}}
+    assert result["capabilities"] == {"tools": {"listChanged": False}, "resources": {}}
     assert result["serverInfo"] == {"name": "frisian-mcp", "version": __version__}
 
 
@@ -175,7 +175,9 @@ def test_params_must_be_an_object(client: Client) -> None:
 
 
 def test_unknown_method_is_method_not_found(client: Client) -> None:
-    response = raw(client, {"jsonrpc": "2.0", "id": "a", "method": "resources/list"})
+    response = raw(
+        client, {"jsonrpc": "2.0", "id": "a", "method": "resources/subscribe"}
+    )
     assert response.status_code == 200
     assert response.json()["error"]["code"] == -32601
     assert response.json()["id"] == "a"

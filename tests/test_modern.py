@@ -91,7 +91,7 @@ def test_discover_advertises_both_eras_and_caching(client: Client) -> None:
     result = response.json()["result"]
     assert result == {
         "supportedVersions": ["2025-03-26", "2025-06-18", "2025-11-25", VERSION],
-        "capabilities": {"tools": {"listChanged": False}},
+        "capabilities": {"tools": {"listChanged": False}, "resources": {}},
         "ttlMs": 60_000,
         "cacheScope": "private",
         "resultType": "complete",
@@ -317,7 +317,7 @@ def test_unsupported_version_is_32022_listing_the_versions(client: Client) -> No
 
 
 @pytest.mark.parametrize(
-    "method", ["initialize", "ping", "resources/list", "logging/setLevel", "nope"]
+    "method", ["initialize", "ping", "resources/subscribe", "logging/setLevel", "nope"]
 )
 def test_methods_outside_the_revision_are_404(client: Client, method: str) -> None:
     response = post(client, request(method))

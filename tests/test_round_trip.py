@@ -47,6 +47,7 @@ pytestmark = pytest.mark.slow
 WITHOUT_UPDATES = {
     "tests.test_pagination_patterns": "list and create views only",
     "tests.regressions.test_inner_request_headers": "one APIView that reads",
+    "tests.urls_resources": "read-only views (tests/test_resources.py)",
 }
 #: Every other URLconf the suite mounts (tests.urls_scale has a test below).
 URLCONFS = [name for name in urlconfs() if name not in WITHOUT_UPDATES]
