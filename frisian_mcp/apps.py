@@ -19,9 +19,21 @@ class FrisianMCPConfig(AppConfig):
         The receivers connect here, as Django advises, so that every process
         (web and task workers, management commands) marks the listings'
         kept answers stale. A server process starts its warm-up (ADR 0032).
+        Each app's ``mcp_prompts`` module declares its prompts (ADR 0044).
         Extras in ``contrib`` register their own parts.
         """
-        from frisian_mcp import checks, completion, hooks, resources, rights, warmup  # noqa: F401
+        from django.utils.module_loading import autodiscover_modules
 
+        from frisian_mcp import (  # noqa: F401
+            checks,
+            completion,
+            hooks,
+            prompts,
+            resources,
+            rights,
+            warmup,
+        )
+
+        autodiscover_modules("mcp_prompts")
         rights.watch_permissions()
         warmup.start()

@@ -67,6 +67,7 @@ class ErrorCode(enum.StrEnum):
     EMPTY_WRITE = "empty_write"
     INVALID_TOKEN = "invalid_token"
     UNKNOWN_TOOL = "unknown_tool"
+    UNKNOWN_PROMPT = "unknown_prompt"
     NOT_AUTHENTICATED = "not_authenticated"
     PERMISSION_DENIED = "permission_denied"
     INSUFFICIENT_SCOPE = "insufficient_scope"

@@ -13,6 +13,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
+from frisian_mcp import prompts
 from frisian_mcp.contrib.testing import MCPError, MCPTestClient
 from tests.mounted import mounted
 from tests.testapp.models import Book, Publisher
@@ -249,7 +250,11 @@ def test_malformed_requests_are_invalid_params(
     assert SECRET not in error.response.content.decode()
 
 
-def test_without_templates_or_prompts_it_is_unknown(db: None) -> None:
+def test_without_templates_or_prompts_it_is_unknown(
+    db: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The test apps declare prompts (tests/testapp, the demo): none here.
+    monkeypatch.setattr(prompts, "_DECLARED", [])
     with mounted("tests.urls_completion_none", SETTINGS):
         mcp = MCPTestClient(protocol_version="2025-11-25")
         assert "completions" not in mcp.initialize()["capabilities"]

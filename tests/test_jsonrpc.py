@@ -51,7 +51,14 @@ def test_initialize_echoes_a_supported_version(client: Client, version: str) -> 
     ).json()
     result = body["result"]
     assert result["protocolVersion"] == version
-    assert result["capabilities"] == {"tools": {"listChanged": False}, "resources": {}}
+    # The test settings install apps that declare prompts (tests/testapp,
+    # the demo): a host without any serves no prompts (test_prompts.py).
+    assert result["capabilities"] == {
+        "tools": {"listChanged": False},
+        "resources": {},
+        "completions": {},
+        "prompts": {},
+    }
     assert result["serverInfo"] == {"name": "frisian-mcp", "version": __version__}
 
 
