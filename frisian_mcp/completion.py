@@ -6,7 +6,7 @@ for the caller: its permissions, queryset, filter backends, paginator,
 throttles, hooks and redaction. Nothing is suggested that the caller's
 ``GET`` of that list would not show (2025-11-25 server/utilities/completion
 "Security": servers MUST validate inputs and SHOULD rate-limit; the host's
-throttles do).
+throttles do). A prompt argument completes through :mod:`~frisian_mcp.prompts`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-from frisian_mcp import methods, resources
+from frisian_mcp import methods, prompts, resources
 from frisian_mcp.conf import mcp_settings
 from frisian_mcp.examples import schema_types
 from frisian_mcp.exceptions import InternalError, InvalidParams, JSONRPCError, ToolError
@@ -69,7 +69,29 @@ def complete(call: methods.MethodCall, params: JSONObject) -> JSONObject:
         return _answer(
             variable_values(call.registry(), call.context, template, name, value, known)
         )
+    if ref.get("type") == "ref/prompt" and isinstance(ref.get("name"), str):
+        return _answer(_prompt_values(call, ref["name"], name, value))
     raise _unknown("ref")
+
+
+def _prompt_values(
+    call: methods.MethodCall, prompt: str, name: str, value: str
+) -> tuple[list[str], int | None, bool]:
+    """A prompt argument's values: a ``Record`` as its template's variable."""
+    context = call.context
+    key = prompts.record_argument(prompt, name)
+    if key is not None and any(p.name == prompt for p in prompts.visible(context)):
+        template = next((t for t in resources.templates(context) if t.key == key), None)
+        if template is None:  # hidden: the prompt is too (ADR 0044)
+            raise _unknown("ref/prompt")
+        variable = template.variables[-1]
+        return variable_values(call.registry(), context, template, variable, value, {})
+    found = prompts.argument_values(context, prompt, name, value)
+    if found is None:
+        raise _unknown("ref/prompt")
+    if len(found) < MAX_VALUES:
+        return found, len(found), False
+    return found[:MAX_VALUES], None, True  # cut by the prompt: more may match
 
 
 def variable_values(
@@ -205,10 +227,6 @@ def _lookup_key(tool: Tool, rows: list[Any]) -> str | None:
     if field == "pk":
         candidates = ["id", "pk"] + ([model._meta.pk.name] if model else [])
     return next((c for c in candidates if c in rows[0]), None)
-
-
-def _cut(values: list[str]) -> tuple[list[str], int | None, bool]:
-    return values[:MAX_VALUES], len(values), len(values) > MAX_VALUES
 
 
 def _answer(found: tuple[list[str], int | None, bool]) -> JSONObject:

@@ -267,3 +267,42 @@ def test_without_templates_or_prompts_it_is_unknown(
                 },
             )
     assert info.value.code == -32601
+
+
+def prompt_ref(name: str, argument: str, value: str) -> dict[str, Any]:
+    return {
+        "ref": {"type": "ref/prompt", "name": name},
+        "argument": {"name": argument, "value": value},
+    }
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_prompt_arguments_complete_by_their_kind(era: str) -> None:
+    mcp = client_as("user", era)
+
+    def values(argument: str, value: str) -> dict[str, Any]:
+        found = mcp.request(
+            "completion/complete", prompt_ref("describe_book", argument, value)
+        )
+        return found["completion"]
+
+    # A choice: those that start with the value, case aside.
+    assert values("tone", "B") == {"values": ["brief"], "total": 1, "hasMore": False}
+    assert values("genre", "")["values"] == ["fiction", "science", "history"]
+    # The prompt's own complete= callable.
+    assert values("topic", "ap")["values"] == ["apple", "apricot"]
+    # Any other argument: nothing to offer.
+    assert values("title", "x") == {"values": [], "total": 0, "hasMore": False}
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_an_unknown_prompt_or_argument_is_invalid_params(era: str) -> None:
+    mcp = client_as("user", era)
+    for params in (
+        prompt_ref("no_such_prompt", "tone", ""),
+        prompt_ref("describe_book", "no_such_argument", ""),
+        prompt_ref("staff_report", "anything", ""),  # hidden from non-staff
+    ):
+        error = refused(mcp, params)
+        assert error.code == -32602
+        assert "no_such" not in error.response.content.decode()
