@@ -17,7 +17,7 @@ from pytest_django.fixtures import Settings
 from pytest_django.live_server_helper import LiveServer
 
 from tests.browser import chromium, screenshot, watch
-from tests.hosts.notebook.models import IMAGE, SCRIPT, Notebook
+from tests.hosts.notebook.models import IMAGE, SCRIPT, Note, Notebook
 
 pytestmark = [pytest.mark.browser, pytest.mark.live]
 
@@ -74,5 +74,37 @@ def test_host_markup_is_shown_as_text_and_never_runs(
         expect(detail.locator(".outcome pre")).to_contain_text("onerror")
         assert detail.locator(".outcome img").count() == 0
         screenshot(page, "09-hostile-host", full=True)
+        assert page.evaluate("window.__pwned") is None
+        assert errors == []
+
+
+def test_a_resource_is_read_from_its_form_and_shown_as_text(
+    live_server: LiveServer, notebook_host: int
+) -> None:
+    note = Note.objects.create(notebook_id=notebook_host, title=IMAGE).pk
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        errors = watch(page)
+        page.goto(f"{live_server.url}/api-auth/login/?next=/mcp%3Fresources")
+        page.fill("#id_username", "writer")
+        page.fill("#id_password", "pw-writer")
+        page.click("#submit-id-submit")
+        page.wait_for_url(f"{live_server.url}/mcp?resources")
+        page.goto(f"{live_server.url}/mcp?resources#resource-notes")
+        reader = page.locator("details#resource-notes .reader")
+        expect(reader).to_be_visible()
+        reader.locator("#resource-notes--id").fill(str(note))
+        reader.locator("button.read").click()
+        expect(reader.locator(".outcome h3")).to_have_text("Result")
+        expect(reader.locator(".outcome p")).to_have_text(f"drf://notes/{note}")
+        expect(reader.locator(".outcome pre")).to_contain_text(
+            IMAGE.replace('"', '\\"')
+        )
+        assert reader.locator(".outcome img").count() == 0
+        screenshot(page, "10-resource-read", full=True)
+        reader.locator("#resource-notes--id").fill("999999")
+        reader.locator("button.read").click()
+        expect(reader.locator(".outcome h3")).to_have_text("Refused")
+        expect(reader.locator(".outcome p")).to_have_text("Resource not found.")
         assert page.evaluate("window.__pwned") is None
         assert errors == []

@@ -153,15 +153,8 @@ def _entry(tool: Tool, route: tuple[str, str, str] | None) -> Entry:
         group = tool.name.rpartition("__")[0] or tool.name
         return Entry(tool.name, tool.title, description, badges, group, tool.name)
     dispatcher, resource, action = route
-    return Entry(
-        tool.name,
-        tool.title,
-        description,
-        badges,
-        f"{dispatcher}: {resource}",
-        dispatcher,
-        {"resource": resource, "action": action},
-    )
+    where, group = {"resource": resource, "action": action}, f"{dispatcher}: {resource}"
+    return Entry(tool.name, tool.title, description, badges, group, dispatcher, where)
 
 
 def _routes(registry: ToolRegistry) -> dict[str, tuple[str, str, str]]:

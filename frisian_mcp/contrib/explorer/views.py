@@ -3,8 +3,8 @@
 :class:`~frisian_mcp.views.MCPView` hands it a GET that prefers text/html
 (``BROWSER_VIEW_CLASS``). A visitor without a session login is sent to the
 login page and learns no tool name. The page calls tools as any client
-does: explorer.js POSTs ``tools/call`` to the endpoint with the session and
-its CSRF token, so every check and guard of a call applies.
+does: explorer.js POSTs ``tools/call`` (``resources/read``) to the endpoint
+with the session and its CSRF token, so every check and guard applies.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from django.views import View
 from rest_framework.authentication import BaseAuthentication, SessionAuthentication
 from rest_framework.settings import api_settings
 
+from frisian_mcp import resources
 from frisian_mcp.conf import mcp_settings
 from frisian_mcp.contrib.explorer import catalog
 from frisian_mcp.registry import get_registry
@@ -45,12 +46,14 @@ class ExplorerView(View):
     ``?tool=NAME`` renders the page with that tool opened (no script
     needed); ``&part=detail`` only its details, which the script loads into
     the list when a tool is opened. ``?q=`` filters the list without script.
+    ``?resources``: the resource templates, each a form the script reads.
     """
 
     http_method_names = ["get"]
     page_template = "frisian_mcp/explorer/page.html"
     detail_template = "frisian_mcp/explorer/tool.html"
     login_template = "frisian_mcp/explorer/login.html"
+    resources_template = "frisian_mcp/explorer/resources.html"
 
     def get(self, request: HttpRequest) -> HttpResponseBase:
         """The page for a logged-in person; the login page for anyone else."""
@@ -66,6 +69,20 @@ class ExplorerView(View):
             protocol_version=PROTOCOL_VERSION,
         )
         registry = get_registry()
+        frame = {
+            "server": mcp_settings.SERVER_TITLE or mcp_settings.SERVER_NAME,
+            "username": user.get_username(),
+            "endpoint": request.path,
+            "csrf_header": _csrf_header(),
+            "sessions_refused": authenticator is None,
+            "logout_url": _reversed("rest_framework:logout"),
+            "section": "tools",
+        }
+        if "resources" in request.GET:
+            listed = resources.templates(context, registry)
+            frame["templates"] = [(t, registry.get(t.tool)) for t in listed]
+            frame["section"] = "resources"
+            return secured(render(request, self.resources_template, frame))
         name = request.GET.get("tool")
         opened = catalog.detail(registry, context, name) if name else None
         if request.GET.get("part") == "detail":
@@ -77,22 +94,13 @@ class ExplorerView(View):
         shown = opened and render_to_string(
             self.detail_template, _detail(opened), request
         )
-        page = {
-            "groups": [
-                (group.name, rows(group.entries, opened, shown or ""))
-                for group in catalog.groups(found, query)
-            ],
-            "total": len(found),
-            "query": query,
-            "server": mcp_settings.SERVER_TITLE or mcp_settings.SERVER_NAME,
-            "username": user.get_username(),
-            "endpoint": request.path,
-            "csrf_header": _csrf_header(),
-            "sessions_refused": authenticator is None,
-            "logout_url": _reversed("rest_framework:logout"),
-            "setup": client_setup(request.build_absolute_uri(request.path)),
-        }
-        response = render(request, self.page_template, page)
+        frame["groups"] = [
+            (group.name, rows(group.entries, opened, shown or ""))
+            for group in catalog.groups(found, query)
+        ]
+        frame.update(total=len(found), query=query)
+        frame["setup"] = client_setup(request.build_absolute_uri(request.path))
+        response = render(request, self.page_template, frame)
         if name and opened is None:
             response.status_code = 404
         return secured(response)
@@ -114,14 +122,9 @@ def rows(entries: list[catalog.Entry], opened: Any, shown: str) -> SafeString:
     for entry in entries:
         name, is_open = escape(entry.name), opened and opened.entry.name == entry.name
         badges = "".join(f' <span class="badge {b}">{b}</span>' for b in entry.badges)
-        body = (
-            shown
-            if is_open
-            else (
-                (f"<p>{escape(entry.summary)}</p>" if entry.summary else "")
-                + f'<p><a class="open" href="?tool={name}#{name}">Open {name}</a></p>'
-            )
-        )
+        summary = f"<p>{escape(entry.summary)}</p>" if entry.summary else ""
+        link = f'<p><a class="open" href="?tool={name}#{name}">Open {name}</a></p>'
+        body = shown if is_open else summary + link
         made.append(
             f'<li class="tool" data-search="{escape(entry.search_text)}">'
             f'<details id="{name}"{" open" if is_open else ""}><summary>'
@@ -212,9 +215,7 @@ def client_setup(url: str) -> list[tuple[str, str]]:
     ]
 
 
-def _detail(opened: catalog.Detail | None) -> dict[str, Any]:
-    if opened is None:
-        return {"opened": None}
+def _detail(opened: catalog.Detail) -> dict[str, Any]:
     return {"opened": opened, "route": json.dumps(opened.entry.route)}
 
 

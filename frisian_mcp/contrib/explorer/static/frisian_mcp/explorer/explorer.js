@@ -1,6 +1,6 @@
 /* frisian_mcp tool explorer: search as you type, details loaded when a tool
- * is opened, and Validate / Run as tools/call requests to the endpoint with
- * the session's CSRF token. Plain JavaScript, no dependencies; without it
+ * is opened, Validate / Run as tools/call requests and Read as resources/read
+ * requests to the endpoint with the session's CSRF token. Plain JavaScript, no dependencies; without it
  * the page still lists, searches (on submit) and opens tools (by link).
  * Whatever the server sends back is shown as text, never as markup. */
 "use strict";
@@ -77,22 +77,23 @@
   function openFromHash() {
     const id = decodeURIComponent(location.hash.slice(1));
     const target = id && document.getElementById(id);
-    if (!target || target.tagName !== "DETAILS" || !target.closest("li.tool")) return;
-    target.closest("li.tool").hidden = false;
-    target.closest("section.group").hidden = false;
+    const item = target && target.tagName === "DETAILS" && target.closest("li.tool, li.resource");
+    if (!item) return;
+    item.hidden = false;
+    if (item.closest("section.group")) item.closest("section.group").hidden = false;
     target.open = true;
     target.scrollIntoView({ block: "start" });
-    load(target);
+    if (item.matches("li.tool")) load(target);
   }
 
   document.addEventListener(
     "toggle",
     (event) => {
       const details = event.target;
-      if (!(details instanceof HTMLDetailsElement) || !details.closest("li.tool")) return;
-      if (details.parentElement.matches("li.tool") && details.open) {
+      if (!(details instanceof HTMLDetailsElement) || !details.closest("li.tool, li.resource")) return;
+      if (details.parentElement.matches("li.tool, li.resource") && details.open) {
         history.replaceState(null, "", `#${details.id}`);
-        load(details);
+        if (details.parentElement.matches("li.tool")) load(details);
       }
     },
     true,
@@ -267,14 +268,15 @@
   async function send(detail, args) {
     detail.lastArguments = args;
     const route = JSON.parse(detail.dataset.route || "{}");
-    const body = {
-      jsonrpc: "2.0",
-      id: nextId++,
-      method: "tools/call",
-      params: { name: detail.dataset.call, arguments: { ...route, ...args } },
-    };
-    const outcome = detail.querySelector(".outcome");
-    outcome.setAttribute("aria-busy", "true");
+    const params = { name: detail.dataset.call, arguments: { ...route, ...args } };
+    render(detail, await post(detail.querySelector(".outcome"), "tools/call", params));
+  }
+
+  /* One JSON-RPC request to the endpoint, as the session's person; the
+     reply, or an error object when there is none. */
+  async function post(outcome, method, params) {
+    const body = { jsonrpc: "2.0", id: nextId++, method, params };
+    if (outcome) outcome.setAttribute("aria-busy", "true");
     let reply;
     try {
       const response = await fetch(page.endpoint, {
@@ -294,9 +296,77 @@
     } catch (error) {
       reply = { error: { message: "The server did not answer." } };
     }
-    outcome.removeAttribute("aria-busy");
-    render(detail, reply);
+    if (outcome) outcome.removeAttribute("aria-busy");
+    return reply;
   }
+
+  /* -- resources: Read, and values completed as you type ------------------- */
+  function uriOf(reader) {
+    return reader.dataset.uriTemplate.replace(/\{([^}]+)\}/g, (whole, name) => {
+      const input = reader.querySelector(`input[data-variable="${CSS.escape(name)}"]`);
+      const value = input ? input.value.trim() : "";
+      if (!value) throw new Problem(`${name}: a value is required.`);
+      return encodeURIComponent(value);
+    });
+  }
+
+  async function read(reader) {
+    let uri;
+    try {
+      uri = uriOf(reader);
+    } catch (problem) {
+      if (!(problem instanceof Problem)) throw problem;
+      show(reader, "Not sent", problem.message);
+      return;
+    }
+    const reply = await post(reader.querySelector(".outcome"), "resources/read", { uri });
+    if (reply.error) {
+      show(reader, "Refused", reply.error.message || "", reply.error.data || {});
+      return;
+    }
+    const shown = ((reply.result && reply.result.contents) || []).map(contentOf);
+    show(reader, "Result", uri, {}, shown.length === 1 ? shown[0] : shown);
+  }
+
+  function contentOf(content) {
+    if (typeof content.blob === "string") {
+      return { ...content, blob: `(${content.blob.length} characters of base64)` };
+    }
+    try {
+      return content.mimeType === "application/json" ? JSON.parse(content.text) : content.text;
+    } catch (problem) {
+      return content.text;
+    }
+  }
+
+  let completing;
+  async function complete(input) {
+    const reader = input.closest(".reader");
+    const others = {};
+    for (const other of reader.querySelectorAll("input[data-variable]")) {
+      if (other !== input && other.value.trim()) others[other.dataset.variable] = other.value.trim();
+    }
+    const reply = await post(null, "completion/complete", {
+      ref: { type: "ref/resource", uri: reader.dataset.uriTemplate },
+      argument: { name: input.dataset.variable, value: input.value },
+      context: { arguments: others },
+    });
+    const values = (reply.result && reply.result.completion && reply.result.completion.values) || [];
+    const list = document.getElementById(input.getAttribute("list"));
+    if (list) list.replaceChildren(...values.map((value) => new Option(String(value))));
+  }
+
+  document.addEventListener("submit", (event) => {
+    const reader = event.target.closest(".reader");
+    if (!reader) return;
+    event.preventDefault();
+    read(reader);
+  });
+  document.addEventListener("input", (event) => {
+    if (!event.target.matches(".reader input[data-variable]")) return;
+    clearTimeout(completing);
+    completing = setTimeout(() => complete(event.target), 250);
+  });
 
   /* -- showing the reply ---------------------------------------------------- */
   function render(detail, reply) {
