@@ -108,3 +108,35 @@ def test_a_resource_is_read_from_its_form_and_shown_as_text(
         expect(reader.locator(".outcome p")).to_have_text("Resource not found.")
         assert page.evaluate("window.__pwned") is None
         assert errors == []
+
+
+def test_a_prompt_is_got_from_its_form_with_its_field_errors(
+    live_server: LiveServer, notebook_host: int
+) -> None:
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        errors = watch(page)
+        page.goto(f"{live_server.url}/api-auth/login/?next=/mcp%3Fprompts")
+        page.fill("#id_username", "writer")
+        page.fill("#id_password", "pw-writer")
+        page.click("#submit-id-submit")
+        page.wait_for_url(f"{live_server.url}/mcp?prompts")
+        page.goto(f"{live_server.url}/mcp?prompts#prompt-describe_book")
+        reader = page.locator("details#prompt-describe_book .reader")
+        expect(reader).to_be_visible()
+        reader.locator("#prompt-describe_book--title").fill(SCRIPT)
+        reader.locator("#prompt-describe_book--copies").fill("many")
+        reader.locator("button.read").click()
+        expect(reader.locator(".outcome h3")).to_have_text("Refused")
+        copies = reader.locator(".field[data-name=copies] > .error")
+        expect(copies).to_be_visible()
+        reader.locator("#prompt-describe_book--copies").fill("2")
+        reader.locator("#prompt-describe_book--tone").select_option("full")
+        reader.locator("button.read").click()
+        expect(reader.locator(".outcome h3")).to_have_text("Result")
+        expect(reader.locator(".outcome h4")).to_have_text("user")
+        expect(reader.locator(".outcome pre")).to_contain_text(f"{SCRIPT} | 2 |")
+        assert reader.locator(".outcome script").count() == 0
+        screenshot(page, "11-prompt-get", full=True)
+        assert page.evaluate("window.__pwned") is None
+        assert errors == []

@@ -3,8 +3,8 @@
 :class:`~frisian_mcp.views.MCPView` hands it a GET that prefers text/html
 (``BROWSER_VIEW_CLASS``). A visitor without a session login is sent to the
 login page and learns no tool name. The page calls tools as any client
-does: explorer.js POSTs ``tools/call`` (``resources/read``) to the endpoint
-with the session and its CSRF token, so every check and guard applies.
+does: explorer.js POSTs ``tools/call`` (``resources/read``, ``prompts/get``)
+to the endpoint with the session and CSRF token: every check applies.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from django.views import View
 from rest_framework.authentication import BaseAuthentication, SessionAuthentication
 from rest_framework.settings import api_settings
 
-from frisian_mcp import resources
+from frisian_mcp import prompts, resources
 from frisian_mcp.conf import mcp_settings
 from frisian_mcp.contrib.explorer import catalog
 from frisian_mcp.registry import get_registry
@@ -46,7 +46,7 @@ class ExplorerView(View):
     ``?tool=NAME`` renders the page with that tool opened (no script
     needed); ``&part=detail`` only its details, which the script loads into
     the list when a tool is opened. ``?q=`` filters the list without script.
-    ``?resources``: the resource templates, each a form the script reads.
+    ``?resources`` (``?prompts``): the templates (prompts), each a form.
     """
 
     http_method_names = ["get"]
@@ -54,6 +54,7 @@ class ExplorerView(View):
     detail_template = "frisian_mcp/explorer/tool.html"
     login_template = "frisian_mcp/explorer/login.html"
     resources_template = "frisian_mcp/explorer/resources.html"
+    prompts_template = "frisian_mcp/explorer/prompts.html"
 
     def get(self, request: HttpRequest) -> HttpResponseBase:
         """The page for a logged-in person; the login page for anyone else."""
@@ -77,7 +78,11 @@ class ExplorerView(View):
             "sessions_refused": authenticator is None,
             "logout_url": _reversed("rest_framework:logout"),
             "section": "tools",
+            "has_prompts": bool(prompts.declared()),
         }
+        if "prompts" in request.GET:
+            frame.update(section="prompts", prompts=prompts.visible(context))
+            return secured(render(request, self.prompts_template, frame))
         if "resources" in request.GET:
             listed = resources.templates(context, registry)
             frame["templates"] = [(t, registry.get(t.tool)) for t in listed]

@@ -1,7 +1,8 @@
 /* frisian_mcp tool explorer: search as you type, details loaded when a tool
- * is opened, Validate / Run as tools/call requests and Read as resources/read
- * requests to the endpoint with the session's CSRF token. Plain JavaScript, no dependencies; without it
- * the page still lists, searches (on submit) and opens tools (by link).
+ * is opened, Validate / Run as tools/call requests, Read as resources/read
+ * and Get as prompts/get, all to the endpoint with the session's CSRF token.
+ * Plain JavaScript, no dependencies; without it the page still lists,
+ * searches (on submit) and opens tools (by link).
  * Whatever the server sends back is shown as text, never as markup. */
 "use strict";
 
@@ -77,7 +78,7 @@
   function openFromHash() {
     const id = decodeURIComponent(location.hash.slice(1));
     const target = id && document.getElementById(id);
-    const item = target && target.tagName === "DETAILS" && target.closest("li.tool, li.resource");
+    const item = target && target.tagName === "DETAILS" && target.closest("li.tool, li.entry");
     if (!item) return;
     item.hidden = false;
     if (item.closest("section.group")) item.closest("section.group").hidden = false;
@@ -90,8 +91,8 @@
     "toggle",
     (event) => {
       const details = event.target;
-      if (!(details instanceof HTMLDetailsElement) || !details.closest("li.tool, li.resource")) return;
-      if (details.parentElement.matches("li.tool, li.resource") && details.open) {
+      if (!(details instanceof HTMLDetailsElement) || !details.closest("li.tool, li.entry")) return;
+      if (details.parentElement.matches("li.tool, li.entry") && details.open) {
         history.replaceState(null, "", `#${details.id}`);
         if (details.parentElement.matches("li.tool")) load(details);
       }
@@ -300,7 +301,7 @@
     return reply;
   }
 
-  /* -- resources: Read, and values completed as you type ------------------- */
+  /* -- resources: Read -------------------------------------------------------- */
   function uriOf(reader) {
     return reader.dataset.uriTemplate.replace(/\{([^}]+)\}/g, (whole, name) => {
       const input = reader.querySelector(`input[data-variable="${CSS.escape(name)}"]`);
@@ -339,16 +340,45 @@
     }
   }
 
+  /* -- prompts: Get ----------------------------------------------------------- */
+  async function getPrompt(reader) {
+    const args = {};
+    for (const control of reader.querySelectorAll("[data-argument]")) {
+      if (control.value !== "") args[control.dataset.argument] = control.value;
+    }
+    clearErrors(reader);
+    const params = { name: reader.dataset.prompt, arguments: args };
+    const reply = await post(reader.querySelector(".outcome"), "prompts/get", params);
+    if (reply.error) {
+      const data = { ...(reply.error.data || {}) };
+      if (typeof data.argument === "string") data.field = data.argument;
+      show(reader, "Refused", reply.error.message || "", data);
+      return;
+    }
+    const result = reply.result || {};
+    show(reader, "Result", result.description || "");
+    for (const message of result.messages || []) {
+      const content = message.content || {};
+      const text = content.type === "text" ? content.text : JSON.stringify(content, null, 2);
+      reader.querySelector(".outcome").append(element("h4", message.role), element("pre", text));
+    }
+  }
+
+  /* Values for what is typed, from completion/complete, as suggestions. */
   let completing;
   async function complete(input) {
     const reader = input.closest(".reader");
+    const key = reader.dataset.prompt ? "argument" : "variable";
     const others = {};
-    for (const other of reader.querySelectorAll("input[data-variable]")) {
-      if (other !== input && other.value.trim()) others[other.dataset.variable] = other.value.trim();
+    for (const other of reader.querySelectorAll(`[data-${key}]`)) {
+      if (other !== input && other.value.trim()) others[other.dataset[key]] = other.value.trim();
     }
+    const ref = reader.dataset.prompt
+      ? { type: "ref/prompt", name: reader.dataset.prompt }
+      : { type: "ref/resource", uri: reader.dataset.uriTemplate };
     const reply = await post(null, "completion/complete", {
-      ref: { type: "ref/resource", uri: reader.dataset.uriTemplate },
-      argument: { name: input.dataset.variable, value: input.value },
+      ref,
+      argument: { name: input.dataset[key], value: input.value },
       context: { arguments: others },
     });
     const values = (reply.result && reply.result.completion && reply.result.completion.values) || [];
@@ -360,10 +390,11 @@
     const reader = event.target.closest(".reader");
     if (!reader) return;
     event.preventDefault();
-    read(reader);
+    if (reader.dataset.prompt) getPrompt(reader);
+    else read(reader);
   });
   document.addEventListener("input", (event) => {
-    if (!event.target.matches(".reader input[data-variable]")) return;
+    if (!event.target.matches(".reader input[list]")) return;
     clearTimeout(completing);
     completing = setTimeout(() => complete(event.target), 250);
   });
