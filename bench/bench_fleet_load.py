@@ -11,7 +11,7 @@ of each):
 * 60 % list/filter/page (contacts or devices, a random page, a filter);
 * 25 % retrieve (a seeded contact or device);
 * 10 % create/update (a new contact, or a seeded contact's notes);
-* 5 % bulk create of 100 contacts: one ``contacts__create`` call with
+* 5 % bulk create of ``--bulk`` (100) contacts: one ``contacts__create`` call with
   ``objects`` over MCP; 100 POSTs on one connection over REST, which has no
   bulk create (so the REST side's bulk operations are far slower).
 
@@ -58,7 +58,7 @@ Usage::
         --workers 2 --clients 16 --seconds 80
 
     .venv/bin/python bench/bench_fleet_load.py --contacts 500 --devices 200 \\
-        --workers 2 --clients 8 --seconds 16 --fault rolling-restart \\
+        --workers 2 --clients 8 --seconds 12 --bulk 20 --fault rolling-restart \\
         --fault pg-terminate       # the CI short form (tests/test_fleet_load.py)
 
 Needs PostgreSQL on 127.0.0.1:5432 (user ``postgres``) and ``redis-server``
@@ -114,7 +114,6 @@ from _fleet_faults import (
 
 SIDES = ("MCP", "REST")
 MIX = {"list": 60, "retrieve": 25, "write": 10, "bulk": 5}
-BULK = 100
 RETRIES = 5
 MAX_SECONDS = 300
 SETTINGS = '''"""Written by bench/bench_fleet_load.py: the demo with a Redis cache."""
@@ -256,9 +255,15 @@ class Mix:
     """The operations of the mix over one side, with the seeded ids."""
 
     def __init__(
-        self, side: str, run_id: str, ids: dict[str, list[str]], pages: dict[str, int]
+        self,
+        side: str,
+        run_id: str,
+        ids: dict[str, list[str]],
+        pages: dict[str, int],
+        bulk: int,
     ) -> None:
         self.side = side
+        self.bulk = bulk
         self.pages = pages
         self.run_id = run_id
         self.ids = ids
@@ -346,7 +351,7 @@ class Mix:
             )
 
     def _bulk(self, http: httpx.Client, rng: random.Random, s: Stats) -> None:
-        items = [self._contact() for _ in range(BULK)]
+        items = [self._contact() for _ in range(self.bulk)]
         if self.side == "MCP":
             _send(
                 http,
@@ -554,7 +559,7 @@ def load(args: argparse.Namespace, target: Target, dsn: str) -> Loaded:
         "contacts": max(1, min(400, args.contacts // 25)),
         "devices": max(1, min(400, args.devices // 100)),
     }
-    mixes = {side: Mix(side, run_id, ids, pages) for side in SIDES}
+    mixes = {side: Mix(side, run_id, ids, pages, args.bulk) for side in SIDES}
     out = Loaded(
         run_id,
         {side: Stats() for side in SIDES},
@@ -637,6 +642,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--devices", type=int, default=50_000)
     parser.add_argument("--seconds", type=float, default=60.0, help="load in all")
     parser.add_argument("--rounds", type=int, default=2, help="MCP+REST pairs")
+    parser.add_argument("--bulk", type=int, default=100, help="contacts a bulk create")
     parser.add_argument(
         "--fault",
         action="append",
@@ -661,6 +667,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         parser.error(f"--seconds must be in (0, {MAX_SECONDS}]")
     if args.rounds < 2 or not 1 <= args.clients <= 256 or args.workers < 1:
         parser.error("--rounds >= 2, 1 <= --clients <= 256, --workers >= 1")
+    if not 1 <= args.bulk <= 1000:
+        parser.error("--bulk must be in [1, 1000]")
     if args.redis_url and "redis-restart" in args.fault:
         parser.error(
             "--fault redis-restart restarts the bench's own Redis: no --redis-url"
@@ -689,6 +697,7 @@ def serve(
 def run(args: argparse.Namespace) -> dict[str, Any]:
     """Bring the fleet up, seed it, load it with the faults; the result."""
     prefix = f"fleet-load-{uuid.uuid4().hex[:8]}"
+    began = time.monotonic()
     with contextlib.ExitStack() as stack:
         redis = None if args.redis_url else stack.enter_context(own_redis())
         redis_url = args.redis_url or (redis.url if redis else "")
@@ -744,6 +753,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "database": database.label,
         "options": {k: str(v) for k, v in vars(args).items() if k != "database_url"},
         "seed_seconds": round(seed_s, 1),
+        "elapsed_seconds": round(time.monotonic() - began, 1),
         "load_average": {"start": load_start, "end": list(os.getloadavg())},
         "sides": sides,
         "pg_connections_max": max(connections.samples, default=0),
