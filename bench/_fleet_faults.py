@@ -55,13 +55,19 @@ import threading
 
 from django.apps import AppConfig
 
-COUNTS = {"schema_builds": 0, "listing_hits": 0, "listing_misses": 0}
+COUNTS = {"schema_builds": 0, "listing_hits": 0, "listing_misses": 0, "built": []}
 LOCK = threading.Lock()
+PID = [os.getpid()]
 
 
-def count(name):
+def count(name, built=None):
     with LOCK:
+        if PID[0] != os.getpid():  # a worker forked from a --preload master
+            PID[0] = os.getpid()
+            COUNTS.update(dict.fromkeys(COUNTS, 0), built=[])
         COUNTS[name] += 1
+        if built is not None:
+            COUNTS["built"].append(built)
         path = os.path.join(os.environ["FLEET_LOAD_PROBE_DIR"], f"probe-{os.getpid()}")
         with open(path + ".tmp", "w") as out:
             json.dump(COUNTS, out)
@@ -77,9 +83,9 @@ class ProbeConfig(AppConfig):
 
         build, load = SchemaBuilder.build, cache.load
 
-        def counted_build(self, *args, **kwargs):
-            count("schema_builds")
-            return build(self, *args, **kwargs)
+        def counted_build(self, endpoint, *args, **kwargs):
+            count("schema_builds", f"{endpoint.method} {endpoint.path}")
+            return build(self, endpoint, *args, **kwargs)
 
         def counted_load(key, *, rights=True):
             value = load(key, rights=rights)
@@ -92,7 +98,7 @@ class ProbeConfig(AppConfig):
 '''
 
 
-def probe_counts(directory: Path) -> dict[str, dict[str, int]]:
+def probe_counts(directory: Path) -> dict[str, dict[str, Any]]:
     """Each worker's counts (by pid) that the probe app wrote."""
     found = {}
     for path in sorted(directory.glob("probe-*.json")):

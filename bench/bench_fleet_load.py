@@ -45,7 +45,8 @@ beside the side's figures:
 A probe app the bench's settings install (it counts, it changes nothing)
 reports per worker the schemas it built and the listing cache's hits and
 misses. ``--server uvicorn`` serves ``demo_project.asgi`` with
-``uvicorn --workers`` instead of gunicorn.
+``uvicorn --workers`` instead of gunicorn; ``--preload`` passes gunicorn's
+``--preload`` (the master warms up once, before it forks).
 
 Loopback only; the load stops by itself (``--seconds`` at most 300); the
 servers, the database and the bench's Redis are removed on any error.
@@ -532,7 +533,7 @@ def summary(
 def unexpected(errors: dict[str, int]) -> dict[str, int]:
     """The errors that are neither retried ``unavailable`` nor a retried
     refused connection: every final error, and any retried other code."""
-    allowed = ("HTTP 503", "transport ConnectError", "HTTP 200 tool unavailable")
+    allowed = ("HTTP 503", "transport ConnectError", "tool unavailable")
     return {
         code: n
         for code, n in errors.items()
@@ -616,7 +617,11 @@ def table(result: dict[str, Any]) -> str:
         rows.append(f"  faults: {s['faults']}")
     rows.append(f"PostgreSQL connections (max seen): {result['pg_connections_max']}")
     rows.append(f"Redis keys of the run at the end: {result['redis_keys_at_end']}")
-    rows.append(f"per worker (probe): {result['per_worker']}")
+    per_worker = {
+        pid: {k: v for k, v in counts.items() if k != "built"}
+        for pid, counts in result["per_worker"].items()
+    }
+    rows.append(f"per worker (probe): {per_worker}")
     rows.append(f"rows: {result['rows']}")
     rows.append(f"load average: {result['load_average']}")
     return "\n".join(rows)
@@ -654,6 +659,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "--worker-timeout", type=int, default=30, help="gunicorn --timeout"
     )
     parser.add_argument(
+        "--preload", action="store_true", help="gunicorn --preload (warm-up once)"
+    )
+    parser.add_argument(
         "--database-url",
         default=f"postgres://postgres@127.0.0.1:5432/frisian_fleet_load_{uuid.uuid4().hex[:8]}",
     )
@@ -669,6 +677,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         parser.error("--rounds >= 2, 1 <= --clients <= 256, --workers >= 1")
     if not 1 <= args.bulk <= 1000:
         parser.error("--bulk must be in [1, 1000]")
+    if args.preload and args.server != "gunicorn":
+        parser.error("--preload is gunicorn's")
     if args.redis_url and "redis-restart" in args.fault:
         parser.error(
             "--fault redis-restart restarts the bench's own Redis: no --redis-url"
@@ -684,13 +694,14 @@ def serve(
         return uvicorn(
             url, work_dir, headers=auth_headers(), workers=args.workers, env=env
         )
+    preload = {"GUNICORN_CMD_ARGS": "--preload"} if args.preload else {}
     return gunicorn(
         url,
         work_dir,
         headers=auth_headers(),
         workers=args.workers,
         timeout=args.worker_timeout,
-        env=env,
+        env={**env, **preload},
     )
 
 
