@@ -203,6 +203,10 @@ def uvicorn(
         "--lifespan=off",
         "--no-access-log",
         "--timeout-graceful-shutdown=5",
+        # A new worker imports Django and warms up before it answers the
+        # restart's health check; uvicorn's default 5 s aborted every HUP
+        # restart on the loaded 2-core machine (the old worker was kept).
+        "--timeout-worker-healthcheck=30",
     ]
     with log_path.open("wb") as log:
         process = subprocess.Popen(
