@@ -59,8 +59,8 @@ Usage::
         --workers 2 --clients 16 --seconds 80
 
     .venv/bin/python bench/bench_fleet_load.py --contacts 500 --devices 200 \\
-        --workers 2 --clients 8 --seconds 12 --bulk 20 --fault rolling-restart \\
-        --fault pg-terminate       # the CI short form (tests/test_fleet_load.py)
+        --workers 2 --clients 8 --seconds 12 --bulk 20 --preload \\
+        --fault rolling-restart --fault pg-terminate   # the CI short form
 
 Needs PostgreSQL on 127.0.0.1:5432 (user ``postgres``) and ``redis-server``
 on the PATH (or ``--redis-url`` for a running Redis, without
