@@ -9,6 +9,8 @@ Imported by the bench as ``_fleet_faults`` (``bench/`` is first on its path):
 * a probe app the bench's settings install before frisian_mcp (:data:`PROBE`):
   each worker counts the schemas it builds and the listing cache's hits and
   misses into a file of its own, read by :func:`probe_counts`;
+* each worker's RSS (:func:`worker_rss_mb`) and the database's connections
+  (:class:`Connections`), sampled by the bench;
 * the faults (:data:`FAULTS`), each fired by :class:`Faults` in the middle of
   every phase: a rolling restart of the workers, Redis stopped and started,
   every PostgreSQL backend of the database terminated, and slow clients (one
@@ -244,6 +246,58 @@ def _wait_uvicorn(
                 return
         time.sleep(0.2)
     raise BenchError(f"uvicorn not ready:\n{log.read_text()[-2000:]}")
+
+
+# -- the server's processes and connections -------------------------------------------
+
+
+def worker_rss_mb(master: int) -> dict[int, float]:
+    """VmRSS in MB of each worker of the server's master ``master``
+    (uvicorn's multiprocessing resource tracker left out)."""
+    rss = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            status = (entry / "status").read_text()
+            if b"resource_tracker" in (entry / "cmdline").read_bytes():
+                continue
+        except OSError:
+            continue
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        if fields.get("PPid", "").strip() == str(master) and "VmRSS" in fields:
+            rss[int(entry.name)] = int(fields["VmRSS"].split()[0]) / 1024
+    return rss
+
+
+class Connections:
+    """Samples ``pg_stat_activity`` for the database every 0.5 s in a thread."""
+
+    def __init__(self, admin_dsn: str, name: str) -> None:
+        self.admin_dsn = admin_dsn
+        self.name = name
+        self.samples: list[int] = []
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        import psycopg
+
+        with psycopg.connect(self.admin_dsn, autocommit=True) as admin:
+            while not self.stop.wait(0.5):
+                row = admin.execute(
+                    "SELECT count(*) FROM pg_stat_activity WHERE datname = %s",
+                    (self.name,),
+                ).fetchone()
+                self.samples.append(int(row[0]) if row else 0)
+
+    def __enter__(self) -> Connections:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        self.thread.join(timeout=5)
 
 
 # -- faults --------------------------------------------------------------------------
