@@ -11,7 +11,7 @@ of each):
 * 60 % list/filter/page (contacts or devices, a random page, a filter);
 * 25 % retrieve (a seeded contact or device);
 * 10 % create/update (a new contact, or a seeded contact's notes);
-* 5 % bulk create of 100 contacts: one ``contacts__create`` call with
+* 5 % bulk create of ``--bulk`` (100) contacts: one ``contacts__create`` call with
   ``objects`` over MCP; 100 POSTs on one connection over REST, which has no
   bulk create (so the REST side's bulk operations are far slower).
 
@@ -22,8 +22,34 @@ errors by code, the workers' RSS at the start and end of each phase, the most
 PostgreSQL connections seen to the database; at the end, the rows against the
 acknowledged creates (lost, duplicated, unacknowledged but present).
 
+Every MCP client lists the tools (``tools/list``) as its phase starts, as
+an agent does when it connects. A refused connection is retried too (the
+request was never sent); any other transport error is final.
+
+Faults (``--fault``, repeatable; bench/_fleet_faults.py), each fired in the
+middle of every phase (several spread over it), with what happened recorded
+beside the side's figures:
+
+* ``rolling-restart``: SIGHUP to the master (gunicorn starts new workers and
+  stops the old ones gracefully; uvicorn restarts its workers one by one);
+* ``redis-restart``: the bench's own redis-server (on a free port, never a
+  shared one) stopped and started empty a second later, with ``tools/list``
+  before and after compared;
+* ``pg-terminate``: ``pg_terminate_backend`` on every backend of the bench's
+  database;
+* ``slow-client``: a client that reads 64 bytes of a 200-row page and resets
+  the connection, and one that sends half a body and stalls: the seconds
+  until the server lets go of it (``--worker-timeout``, gunicorn's
+  ``--timeout``).
+
+A probe app the bench's settings install (it counts, it changes nothing)
+reports per worker the schemas it built and the listing cache's hits and
+misses. ``--server uvicorn`` serves ``demo_project.asgi`` with
+``uvicorn --workers`` instead of gunicorn; ``--preload`` passes gunicorn's
+``--preload`` (the master warms up once, before it forks).
+
 Loopback only; the load stops by itself (``--seconds`` at most 300); the
-servers and the database are removed on any error.
+servers, the database and the bench's Redis are removed on any error.
 
 Usage::
 
@@ -32,13 +58,19 @@ Usage::
     .venv/bin/python bench/bench_fleet_load.py --contacts 20000 --devices 5000 \\
         --workers 2 --clients 16 --seconds 80
 
-Needs PostgreSQL on 127.0.0.1:5432 (user ``postgres``) and Redis on
-127.0.0.1:6379.
+    .venv/bin/python bench/bench_fleet_load.py --contacts 500 --devices 200 \\
+        --workers 2 --clients 8 --seconds 12 --bulk 20 --preload \\
+        --fault rolling-restart --fault pg-terminate   # the CI short form
+
+Needs PostgreSQL on 127.0.0.1:5432 (user ``postgres``) and ``redis-server``
+on the PATH (or ``--redis-url`` for a running Redis, without
+``redis-restart``). Exits 1 if a write was lost or doubled.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -55,13 +87,13 @@ from urllib.parse import urlencode
 import httpx
 from _common import (
     MCP_HEADERS,
-    MIGRATE,
     REST_HEADERS,
     ROOT,
-    SEED,
+    Server,
     auth_headers,
     call_body,
     gunicorn,
+    jsonrpc_body,
     machine,
     manage,
     percentile,
@@ -71,14 +103,26 @@ from _common import (
     run_script,
     write_json,
 )
+from _fleet_faults import (
+    FAULTS,
+    PROBE,
+    Connections,
+    Faults,
+    Target,
+    own_redis,
+    probe_counts,
+    uvicorn,
+    worker_rss_mb,
+)
 
 SIDES = ("MCP", "REST")
 MIX = {"list": 60, "retrieve": 25, "write": 10, "bulk": 5}
-BULK = 100
 RETRIES = 5
 MAX_SECONDS = 300
 SETTINGS = '''"""Written by bench/bench_fleet_load.py: the demo with a Redis cache."""
 from demo_project.settings import *  # noqa: F403
+
+INSTALLED_APPS = ["fleet_load_probe.ProbeConfig", *INSTALLED_APPS]  # noqa: F405
 
 CACHES = {{
     "default": {{
@@ -89,6 +133,9 @@ CACHES = {{
 }}
 '''
 SEED_SCRIPT = """
+from django.core.management import call_command
+call_command("migrate", interactive=False, verbosity=0)  # one process: one start-up
+call_command("seed_demo")
 from demo_project.contacts.models import Contact
 from demo_project.dcim.models import Device, Site
 n, d = {contacts}, {devices}
@@ -169,11 +216,16 @@ def _error_code(response: httpx.Response) -> str | None:
 
 
 def _send(http: httpx.Client, stats: Stats, method: str, path: str, body: Any) -> Any:
-    """Send one request, retrying ``unavailable``; the answer's data."""
+    """Send one request, retrying ``unavailable``; the answer's data.
+
+    A refused connection (a restarting server) is retried too: the request
+    was never sent. Any other transport error is final: it may have written.
+    """
     content = body if isinstance(body, bytes) else json.dumps(body).encode()
     headers = MCP_HEADERS if path == "/mcp" else REST_HEADERS
     for attempt in range(RETRIES + 1):
         stats.requests += 1
+        code: str | None = "transport ConnectError"
         try:
             response = http.request(
                 method,
@@ -181,15 +233,19 @@ def _send(http: httpx.Client, stats: Stats, method: str, path: str, body: Any) -
                 content=content if body is not None else None,
                 headers=headers,
             )
+            code = _error_code(response)
+        except httpx.ConnectError:
+            pass
         except httpx.TransportError as exc:
             raise Failed(f"transport {type(exc).__name__}") from exc
-        code = _error_code(response)
         if code is None:
             data = response.json()
             if path == "/mcp":
                 return data["result"].get("structuredContent")
             return data
-        retryable = code.startswith("HTTP 503") or code.endswith(" unavailable")
+        retryable = code.startswith(("HTTP 503", "transport")) or code.endswith(
+            " unavailable"
+        )
         if not retryable or attempt == RETRIES:
             raise Failed(code)
         stats.errors[f"{code} (retried)"] += 1
@@ -202,9 +258,15 @@ class Mix:
     """The operations of the mix over one side, with the seeded ids."""
 
     def __init__(
-        self, side: str, run_id: str, ids: dict[str, list[str]], pages: dict[str, int]
+        self,
+        side: str,
+        run_id: str,
+        ids: dict[str, list[str]],
+        pages: dict[str, int],
+        bulk: int,
     ) -> None:
         self.side = side
+        self.bulk = bulk
         self.pages = pages
         self.run_id = run_id
         self.ids = ids
@@ -292,7 +354,7 @@ class Mix:
             )
 
     def _bulk(self, http: httpx.Client, rng: random.Random, s: Stats) -> None:
-        items = [self._contact() for _ in range(BULK)]
+        items = [self._contact() for _ in range(self.bulk)]
         if self.side == "MCP":
             _send(
                 http,
@@ -306,55 +368,6 @@ class Mix:
         for item in items:  # REST has no bulk create: one POST each
             _send(http, s, "POST", "/api/contacts/", item)
             s.acked.append(item["email"])
-
-
-# -- the server's processes and connections -------------------------------------------
-
-
-def worker_rss_mb(master: int) -> dict[int, float]:
-    """VmRSS in MB of each child of gunicorn's master ``master``."""
-    rss = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            status = (entry / "status").read_text()
-        except OSError:
-            continue
-        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
-        if fields.get("PPid", "").strip() == str(master) and "VmRSS" in fields:
-            rss[int(entry.name)] = int(fields["VmRSS"].split()[0]) / 1024
-    return rss
-
-
-class Connections:
-    """Samples ``pg_stat_activity`` for the database every 0.5 s in a thread."""
-
-    def __init__(self, admin_dsn: str, name: str) -> None:
-        self.admin_dsn = admin_dsn
-        self.name = name
-        self.samples: list[int] = []
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self) -> None:
-        import psycopg
-
-        with psycopg.connect(self.admin_dsn, autocommit=True) as admin:
-            while not self.stop.wait(0.5):
-                row = admin.execute(
-                    "SELECT count(*) FROM pg_stat_activity WHERE datname = %s",
-                    (self.name,),
-                ).fetchone()
-                self.samples.append(int(row[0]) if row else 0)
-
-    def __enter__(self) -> Connections:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop.set()
-        self.thread.join(timeout=5)
 
 
 # -- the load --------------------------------------------------------------------------
@@ -371,6 +384,11 @@ def phase(base_url: str, mix: Mix, clients: int, seconds: float) -> tuple[Stats,
         rng = random.Random(f"{mix.run_id}-{mix.side}-{index}-{deadline}")
         stats = per_client[index]
         with httpx.Client(base_url=base_url, headers=headers, timeout=60) as http:
+            if mix.side == "MCP":  # an agent lists the tools as it starts
+                try:
+                    _send(http, stats, "POST", "/mcp", jsonrpc_body("tools/list", {}))
+                except Failed as exc:
+                    stats.errors[f"{exc.code} (tools/list)"] += 1
             while time.monotonic() < deadline:
                 kind = rng.choices(kinds, weights)[0]
                 start = time.perf_counter()
@@ -462,31 +480,73 @@ def summary(
     }
 
 
-def load(args: argparse.Namespace, base_url: str, master: int, dsn: str) -> Any:
-    """Alternate MCP and REST phases; each side's stats, wall time and RSS."""
+def unexpected(errors: dict[str, int]) -> dict[str, int]:
+    """The errors that are neither retried ``unavailable`` nor a retried
+    refused connection: every final error, and any retried other code."""
+    allowed = ("HTTP 503", "transport ConnectError", "tool unavailable")
+    return {
+        code: n
+        for code, n in errors.items()
+        if not (code.endswith("(retried)") and code.startswith(allowed))
+    }
+
+
+@dataclass
+class Loaded:
+    """What :func:`load` measured, per side."""
+
+    run_id: str
+    totals: dict[str, Stats]
+    walls: dict[str, float]
+    rss: dict[str, dict[str, list[float]]]
+    faults: dict[str, list[dict[str, Any]]]
+
+
+def load(args: argparse.Namespace, target: Target, dsn: str) -> Loaded:
+    """Alternate MCP and REST phases, each with the faults in its middle."""
     run_id = uuid.uuid4().hex[:8]
     ids = seeded_ids(dsn)
     pages = {  # 25 a page; devices filtered by one status of four
         "contacts": max(1, min(400, args.contacts // 25)),
         "devices": max(1, min(400, args.devices // 100)),
     }
-    mixes = {side: Mix(side, run_id, ids, pages) for side in SIDES}
-    totals = {side: Stats() for side in SIDES}
-    walls = dict.fromkeys(SIDES, 0.0)
-    rss: dict[str, dict[str, list[float]]] = {side: {} for side in SIDES}
+    mixes = {side: Mix(side, run_id, ids, pages, args.bulk) for side in SIDES}
+    out = Loaded(
+        run_id,
+        {side: Stats() for side in SIDES},
+        dict.fromkeys(SIDES, 0.0),
+        {side: {} for side in SIDES},
+        {side: [] for side in SIDES},
+    )
+    master = target.server.pid
     per_phase = args.seconds / (2 * args.rounds)
     for round_ in range(args.rounds):
         order = SIDES if round_ % 2 == 0 else SIDES[::-1]
         for side in order:
             progress(f"round {round_ + 1}: {side} for {per_phase:g} s")
             before = sorted(worker_rss_mb(master).values())
-            stats, wall = phase(base_url, mixes[side], args.clients, per_phase)
+            with Faults(target, args.fault, per_phase) as faults:
+                stats, wall = phase(
+                    target.server.base_url, mixes[side], args.clients, per_phase
+                )
             after = sorted(worker_rss_mb(master).values())
-            rss[side].setdefault("start", [round(v, 1) for v in before])
-            rss[side]["end"] = [round(v, 1) for v in after]
-            totals[side].add(stats)
-            walls[side] += wall
-    return run_id, totals, walls, rss
+            out.rss[side].setdefault("start", [round(v, 1) for v in before])
+            out.rss[side]["end"] = [round(v, 1) for v in after]
+            out.totals[side].add(stats)
+            out.walls[side] += wall
+            out.faults[side] += faults.events
+    return out
+
+
+def list_tools(base_url: str) -> list[str]:
+    """The names ``tools/list`` gives the demo user (first page)."""
+    response = httpx.post(
+        f"{base_url}/mcp",
+        content=jsonrpc_body("tools/list", {}),
+        headers={**MCP_HEADERS, **auth_headers()},
+        timeout=30,
+    )
+    return sorted(t["name"] for t in response.json()["result"]["tools"])
 
 
 def table(result: dict[str, Any]) -> str:
@@ -503,9 +563,17 @@ def table(result: dict[str, Any]) -> str:
             f"{s['p99_ms']:>8} {sum(s['errors'].values()):>7}  "
             f"{rss.get('start')} -> {rss.get('end')}"
         )
+        rows.append(f"  errors: {s['errors']}")
+        rows.append(f"  faults: {s['faults']}")
     rows.append(f"PostgreSQL connections (max seen): {result['pg_connections_max']}")
     rows.append(f"Redis keys of the run at the end: {result['redis_keys_at_end']}")
+    per_worker = {
+        pid: {k: v for k, v in counts.items() if k != "built"}
+        for pid, counts in result["per_worker"].items()
+    }
+    rows.append(f"per worker (probe): {per_worker}")
     rows.append(f"rows: {result['rows']}")
+    rows.append(f"load average: {result['load_average']}")
     return "\n".join(rows)
 
 
@@ -522,85 +590,167 @@ def clear_redis(url: str, prefix: str) -> int:
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--server", choices=("gunicorn", "uvicorn"), default="gunicorn")
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--clients", type=int, default=32)
     parser.add_argument("--contacts", type=int, default=200_000)
     parser.add_argument("--devices", type=int, default=50_000)
     parser.add_argument("--seconds", type=float, default=60.0, help="load in all")
     parser.add_argument("--rounds", type=int, default=2, help="MCP+REST pairs")
+    parser.add_argument("--bulk", type=int, default=100, help="contacts a bulk create")
+    parser.add_argument(
+        "--fault",
+        action="append",
+        choices=FAULTS,
+        default=[],
+        help="fired in the middle of every phase (repeat for several)",
+    )
+    parser.add_argument(
+        "--worker-timeout", type=int, default=30, help="gunicorn --timeout"
+    )
+    parser.add_argument(
+        "--preload", action="store_true", help="gunicorn --preload (warm-up once)"
+    )
     parser.add_argument(
         "--database-url",
         default=f"postgres://postgres@127.0.0.1:5432/frisian_fleet_load_{uuid.uuid4().hex[:8]}",
     )
-    parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/15")
+    parser.add_argument(
+        "--redis-url",
+        help="a Redis to use (default: a redis-server of the bench's own)",
+    )
     parser.add_argument("--json", type=Path, help="also write the result here")
     args = parser.parse_args(argv)
     if not 0 < args.seconds <= MAX_SECONDS:
         parser.error(f"--seconds must be in (0, {MAX_SECONDS}]")
     if args.rounds < 2 or not 1 <= args.clients <= 256 or args.workers < 1:
         parser.error("--rounds >= 2, 1 <= --clients <= 256, --workers >= 1")
+    if not 1 <= args.bulk <= 1000:
+        parser.error("--bulk must be in [1, 1000]")
+    if args.preload and args.server != "gunicorn":
+        parser.error("--preload is gunicorn's")
+    if args.redis_url and "redis-restart" in args.fault:
+        parser.error(
+            "--fault redis-restart restarts the bench's own Redis: no --redis-url"
+        )
     return args
 
 
-def main(argv: list[str]) -> int:
-    args = parse_args(argv)
-    raise_on_sigterm()
-    prefix = f"fleet-load-{uuid.uuid4().hex[:8]}"
-    with (
-        postgres_database(args.database_url) as database,
-        tempfile.TemporaryDirectory() as work,
-    ):
-        work_dir = Path(work)
-        (work_dir / "fleet_load_settings.py").write_text(
-            SETTINGS.format(redis=args.redis_url, prefix=prefix)
+def serve(
+    args: argparse.Namespace, url: str, work_dir: Path, env: dict[str, str]
+) -> contextlib.AbstractContextManager[Server]:
+    """The demo under ``--server`` with ``--workers`` workers."""
+    if args.server == "uvicorn":
+        return uvicorn(
+            url, work_dir, headers=auth_headers(), workers=args.workers, env=env
         )
+    preload = {"GUNICORN_CMD_ARGS": "--preload"} if args.preload else {}
+    return gunicorn(
+        url,
+        work_dir,
+        headers=auth_headers(),
+        workers=args.workers,
+        timeout=args.worker_timeout,
+        env={**env, **preload},
+    )
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """Bring the fleet up, seed it, load it with the faults; the result."""
+    prefix = f"fleet-load-{uuid.uuid4().hex[:8]}"
+    began = time.monotonic()
+    with contextlib.ExitStack() as stack:
+        redis = None if args.redis_url else stack.enter_context(own_redis())
+        redis_url = args.redis_url or (redis.url if redis else "")
+        database = stack.enter_context(postgres_database(args.database_url))
+        work_dir = Path(stack.enter_context(tempfile.TemporaryDirectory()))
+        (work_dir / "fleet_load_settings.py").write_text(
+            SETTINGS.format(redis=redis_url, prefix=prefix)
+        )
+        (work_dir / "fleet_load_probe.py").write_text(PROBE)
         progress(f"Seeding {args.contacts} contacts, {args.devices} devices ...")
         seeded = time.monotonic()
         script = SEED_SCRIPT.format(contacts=args.contacts, devices=args.devices)
-        manage(database.url, MIGRATE, SEED, ("shell", "-c", script))
+        manage(database.url, ("shell", "-c", script))
         seed_s = time.monotonic() - seeded
         load_start = list(os.getloadavg())
         env = {
             "DJANGO_SETTINGS_MODULE": "fleet_load_settings",
             "PYTHONPATH": f"{work_dir}:{ROOT}",
+            "FLEET_LOAD_PROBE_DIR": str(work_dir),
         }
         name = database.url.rsplit("/", 1)[1]
         admin = database.dsn.rsplit("/", 1)[0] + "/postgres"
         try:
             with (
-                gunicorn(
-                    database.url,
-                    work_dir,
-                    headers=auth_headers(),
-                    workers=args.workers,
-                    env=env,
-                ) as server,
+                serve(args, database.url, work_dir, env) as server,
                 Connections(admin, name) as connections,
             ):
-                run_id, totals, walls, rss = load(
-                    args, server.base_url, server.pid, database.dsn
+                target = Target(
+                    server,
+                    admin,
+                    name,
+                    redis,
+                    args.worker_timeout,
+                    lambda: list_tools(server.base_url),
                 )
+                loaded = load(args, target, database.dsn)
+                log = _server_log(work_dir, args.json)
+            totals = loaded.totals
             rows = check_rows(
-                database.dsn, run_id, totals["MCP"].acked + totals["REST"].acked
+                database.dsn, loaded.run_id, totals["MCP"].acked + totals["REST"].acked
             )
         finally:
-            redis_keys = clear_redis(args.redis_url, prefix)
-    result = {
+            redis_keys = clear_redis(redis_url, prefix)
+        per_worker = probe_counts(work_dir)
+    sides = {}
+    for side in SIDES:
+        sides[side] = summary(totals[side], loaded.walls[side], loaded.rss[side])
+        sides[side]["faults"] = loaded.faults[side]
+        sides[side]["unexpected_errors"] = unexpected(totals[side].errors)
+    return {
         "benchmark": "bench_fleet_load.py",
         "machine": machine(),
         "database": database.label,
         "options": {k: str(v) for k, v in vars(args).items() if k != "database_url"},
         "seed_seconds": round(seed_s, 1),
+        "elapsed_seconds": round(time.monotonic() - began, 1),
         "load_average": {"start": load_start, "end": list(os.getloadavg())},
-        "sides": {s: summary(totals[s], walls[s], rss[s]) for s in SIDES},
+        "sides": sides,
         "pg_connections_max": max(connections.samples, default=0),
         "redis_keys_at_end": redis_keys,
+        "redis_restarts_s": redis.restarts if redis else [],
+        "server_log": log,
+        "per_worker": per_worker,
         "rows": rows,
     }
+
+
+def _server_log(work_dir: Path, keep: Path | None) -> dict[str, int]:
+    """Worker boots and timeouts the server logged; the log is kept beside
+    the ``--json`` file (``<name>.server.log``), with the audit records."""
+    text = "".join(
+        path.read_text(errors="replace") for path in work_dir.glob("*corn.log")
+    )
+    if keep is not None:
+        keep.parent.mkdir(parents=True, exist_ok=True)
+        keep.with_suffix(".server.log").write_text(text)
+    return {
+        "workers_booted": text.count("Booting worker")
+        + text.count("Started server process"),
+        "worker_timeouts": text.count("WORKER TIMEOUT"),
+    }
+
+
+def main(argv: list[str]) -> int:
+    args = parse_args(argv)
+    raise_on_sigterm()
+    result = run(args)
     print(json.dumps(result, indent=2))
     print(table(result))
     if args.json:
         write_json(args.json, result, "Result")
+    rows = result["rows"]
     return 1 if rows["lost"] or rows["duplicated"] else 0
 
 

@@ -1,0 +1,151 @@
+"""The fleet load bench in its short form, with faults (issue 29, CI form).
+
+``bench/bench_fleet_load.py`` runs as a subprocess: the demo under gunicorn
+(``--preload``) with 2 workers on a throw-away PostgreSQL database and a redis-server of the
+bench's own, a small seed, 8 clients, bulk creates of 20 in alternating MCP and REST phases,
+and in the middle of every phase a rolling restart (SIGHUP) and every
+database backend terminated. From its JSON result:
+
+- no acknowledged write lost, none doubled (rows counted on both sides);
+- MCP answered no 5xx and no error code but a retried ``unavailable`` (HTTP
+  503, or a tool result) or a retried refused connection, and every retry
+  succeeded;
+- the faults fired: the workers were replaced, backends were terminated.
+
+REST is the baseline, not the subject: Django answers a lost connection
+with its own HTTP 500 (no retryable status), which is counted, not refused.
+
+It needs PostgreSQL (the server ``DATABASE_URL`` names, else
+127.0.0.1:5432, user ``postgres``) and ``redis-server`` on the PATH; it
+skips without them, and fails without Redis when
+``FRISIAN_MCP_REQUIRE_REDIS`` is set, as the other Redis tests do.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import pytest
+
+pytestmark = [pytest.mark.live, pytest.mark.slow]
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "bench" / "bench_fleet_load.py"
+SHORT = (
+    "--contacts=500",
+    "--devices=200",
+    "--workers=2",
+    "--clients=8",
+    "--seconds=12",
+    "--bulk=20",  # REST's bulk is 20 POSTs: phases end on time
+    "--preload",  # restarted workers fork warm: a restart pauses less
+    "--fault=rolling-restart",
+    "--fault=pg-terminate",
+)
+#: Seconds the short form may take at most (about 30-80 on a loaded 2-core
+#: machine), before it is stopped.
+TIMEOUT = 240
+#: What MCP may answer under these faults: retried, and then a success.
+RETRIED = (
+    "HTTP 503 JSON-RPC -32603 unavailable (retried)",
+    "tool unavailable (retried)",
+    "transport ConnectError (retried)",
+)
+
+
+def postgres_url() -> str:
+    """A new database's URL on the PostgreSQL server the suite may use."""
+    url = os.environ.get("DATABASE_URL", "")
+    parts = urlsplit(url)
+    if parts.scheme not in ("postgres", "postgresql", "pgsql"):
+        parts = urlsplit("postgres://postgres@127.0.0.1:5432/x")
+    name = f"frisian_fleet_ci_{uuid.uuid4().hex[:8]}"
+    return urlunsplit(parts._replace(scheme="postgres", path=f"/{name}"))
+
+
+def reachable(url: str) -> bool:
+    parts = urlsplit(url)
+    try:
+        socket.create_connection((parts.hostname, parts.port or 5432), 1).close()
+    except OSError:
+        return False
+    return True
+
+
+@pytest.fixture(scope="module")
+def short_form(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The bench's JSON result for the short form (and its wall time): one
+    run for the module's tests."""
+    if shutil.which("redis-server") is None:
+        if os.environ.get("FRISIAN_MCP_REQUIRE_REDIS"):
+            pytest.fail("redis-server is not on the PATH")
+        pytest.skip("redis-server is not on the PATH")
+    url = postgres_url()
+    if not reachable(url):
+        pytest.skip("no PostgreSQL server to create the bench's database on")
+    out = tmp_path_factory.mktemp("fleet") / "fleet.json"
+    env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
+    started = time.monotonic()
+    bench = subprocess.Popen(
+        [sys.executable, str(BENCH), *SHORT, f"--database-url={url}", f"--json={out}"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        stdout, stderr = bench.communicate(timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        # SIGTERM first: the bench stops its servers and drops its database.
+        bench.terminate()
+        stdout, stderr = bench.communicate(timeout=60)
+        pytest.fail(f"the short form took over {TIMEOUT} s:\n{stderr[-3000:]}")
+    assert bench.returncode == 0, stderr[-3000:] + stdout[-3000:]
+    result: dict[str, Any] = json.loads(out.read_text())
+    result["wall_s"] = time.monotonic() - started
+    return result
+
+
+def test_no_write_is_lost_or_doubled_through_restarts_and_lost_connections(
+    short_form: dict[str, Any],
+) -> None:
+    rows = short_form["rows"]
+    assert rows["acknowledged"] > 0
+    assert rows["lost"] == 0
+    assert rows["duplicated"] == 0
+    assert rows["rows"] == rows["acknowledged"] + rows["unacknowledged_present"]
+
+
+def test_mcp_answers_only_retried_unavailable(short_form: dict[str, Any]) -> None:
+    mcp = short_form["sides"]["MCP"]
+    assert mcp["operations"] > 0
+    assert mcp["unexpected_errors"] == {}
+    assert set(mcp["errors"]) <= set(RETRIED)
+    assert mcp["retried"] == sum(mcp["errors"].values())
+
+
+def test_the_faults_fired(short_form: dict[str, Any]) -> None:
+    for side in ("MCP", "REST"):
+        events = short_form["sides"][side]["faults"]
+        assert [e["fault"] for e in events] == ["rolling-restart", "pg-terminate"] * 2
+        assert not [e for e in events if "failed" in e]
+    # 2 workers at the start, and 2 more for a restart at least.
+    assert short_form["server_log"]["workers_booted"] >= 2 + 2
+    terminated = [
+        e["terminated"]
+        for side in ("MCP", "REST")
+        for e in short_form["sides"][side]["faults"]
+        if e["fault"] == "pg-terminate"
+    ]
+    assert sum(terminated) > 0
