@@ -21,7 +21,7 @@ class FrisianMCPConfig(AppConfig):
         kept answers stale. A server process starts its warm-up (ADR 0032).
         Extras in ``contrib`` register their own parts.
         """
-        from frisian_mcp import checks, hooks, rights, warmup  # noqa: F401
+        from frisian_mcp import checks, hooks, levels, rights, warmup  # noqa: F401
 
         rights.watch_permissions()
         warmup.start()

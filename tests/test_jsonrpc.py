@@ -51,7 +51,7 @@ def test_initialize_echoes_a_supported_version(client: Client, version: str) -> 
     ).json()
     result = body["result"]
     assert result["protocolVersion"] == version
-    assert result["capabilities"] == {"tools": {"listChanged": False}}
+    assert result["capabilities"] == {"tools": {"listChanged": False}, "logging": {}}
     assert result["serverInfo"] == {"name": "frisian-mcp", "version": __version__}
 
 

@@ -91,7 +91,7 @@ def test_discover_advertises_both_eras_and_caching(client: Client) -> None:
     result = response.json()["result"]
     assert result == {
         "supportedVersions": ["2025-03-26", "2025-06-18", "2025-11-25", VERSION],
-        "capabilities": {"tools": {"listChanged": False}},
+        "capabilities": {"tools": {"listChanged": False}, "logging": {}},
         "ttlMs": 60_000,
         "cacheScope": "private",
         "resultType": "complete",

@@ -1,0 +1,66 @@
+"""``logging/setLevel``: the handshake era's log level, kept per caller.
+
+No session holds it (ADR 0005): it is kept in the ``CACHE`` under a digest
+of the caller (user and authenticator) for a day, as ADR 0044 (L3) says;
+an anonymous caller's is answered and not kept. 2026-07-28 requests name
+their level in ``_meta`` instead (:func:`frisian_mcp.notices.requested_level`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from django.core.cache import caches
+
+from frisian_mcp import methods
+from frisian_mcp.conf import mcp_settings
+from frisian_mcp.exceptions import InvalidParams
+from frisian_mcp.revisions import LOG_LEVELS
+from frisian_mcp.types import CallContext, JSONObject
+
+__all__ = ["LEVEL_TTL", "keep_level", "kept_level", "set_level"]
+
+#: How long a caller's ``logging/setLevel`` holds, in seconds.
+LEVEL_TTL = 24 * 60 * 60
+
+
+def _key(context: CallContext) -> str | None:
+    """The cache key of the caller's level; ``None`` for anonymous callers."""
+    cache = mcp_settings.CACHE
+    if cache is None or not context.is_authenticated:
+        return None
+    kind = type(context.authenticator)
+    caller = f"{context.user.pk}:{kind.__module__}.{kind.__qualname__}"
+    return "frisian_mcp:log_level:" + hashlib.sha256(caller.encode()).hexdigest()
+
+
+def kept_level(context: CallContext) -> str | None:
+    """The level the caller set with ``logging/setLevel``, if it is kept."""
+    key = _key(context)
+    level: Any = None if key is None else caches[str(mcp_settings.CACHE)].get(key)
+    return level if level in LOG_LEVELS else None
+
+
+def keep_level(context: CallContext, level: str) -> None:
+    """Keep the caller's level for :data:`LEVEL_TTL` (not an anonymous one's)."""
+    key = _key(context)
+    if key is not None:
+        caches[str(mcp_settings.CACHE)].set(key, level, LEVEL_TTL)
+
+
+@methods.method("logging/setLevel", "logging")
+def set_level(call: methods.MethodCall, params: JSONObject) -> JSONObject:
+    """``logging/setLevel`` (2025-11-25 server/utilities/logging)."""
+    level = params.get("level")
+    if level not in LOG_LEVELS:
+        raise InvalidParams(
+            f"Invalid params: level must be one of {', '.join(LOG_LEVELS)}."
+        )
+    keep_level(call.context, str(level))
+    return {}
+
+
+@methods.capability("logging")
+def _declared(registry: Any) -> JSONObject:
+    return {}
