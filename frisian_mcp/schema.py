@@ -52,6 +52,7 @@ class ToolSchema:
     from that serializer, W009's ``body_warning``. ``items``: a bulk tool's
     entry (ADR 0033). ``file_fields``: those no JSON body carries (the files
     extra's hook adds them), ``required_files`` the required ones.
+    ``deprecated``: the operation is marked so (``extend_schema``).
     ``shapes``: those the action answers (``None``: the view's own).
     """
 
@@ -77,6 +78,7 @@ class ToolSchema:
     items: ToolSchema | None = None
     file_fields: tuple[str, ...] = ()
     required_files: tuple[str, ...] = ()
+    deprecated: bool = False
 
     @cached_property
     def declared(self) -> frozenset[str]:
@@ -215,6 +217,9 @@ class SchemaBuilder:
             items=_entry(body.item, defs) if body.item is not None else None,
             file_fields=body.files,
             required_files=tuple(n for n in body.required if n in body.files),
+            deprecated=self._or(
+                endpoint, partial(host_call, auto.is_deprecated), False
+            ),
         )
 
     def _or(self, endpoint: Endpoint, make: Callable[[], _T], default: _T) -> _T:

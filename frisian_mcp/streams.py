@@ -24,7 +24,7 @@ from django.http import HttpResponse, StreamingHttpResponse
 
 from frisian_mcp import jsonrpc, levels, notices, replies
 from frisian_mcp.bodies import BULK_ARGUMENTS
-from frisian_mcp.exceptions import JSONRPCError
+from frisian_mcp.exceptions import InternalError, JSONRPCError
 from frisian_mcp.guards import BULK_BODY_KEYS
 from frisian_mcp.parsers import readable_id
 from frisian_mcp.revisions import REVISIONS, select
@@ -150,13 +150,14 @@ def _work(
     def failed(error: JSONRPCError) -> jsonrpc.Reply:
         return jsonrpc.Reply(error.http_status, jsonrpc.error_body(request_id, error))
 
+    reply = failed(InternalError())  # what the stream ends with, whatever happens
     try:
         with notices.opened(channel):
             reply = jsonrpc.last_resort(run, failed, "in a streamed call")
     finally:
         channel.close()  # nothing follows the response
+        items.put_nowait(reply)
         db.connections.close_all()
-    items.put_nowait(reply)
 
 
 class _Stream:

@@ -284,3 +284,20 @@ def test_stdio_keeps_the_level_and_writes_the_warning_first(user: Any) -> None:
 def test_stdio_refuses_an_unknown_level(user: Any) -> None:
     out = _stdio(user, [INITIALIZE, _message(2, "logging/setLevel", {"level": "x"})])
     assert out[1]["error"]["code"] == -32602
+
+
+def test_a_deprecated_operations_tool_warns_by_name(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from drf_spectacular.openapi import AutoSchema
+
+    monkeypatch.setattr(AutoSchema, "is_deprecated", lambda self: True)
+    sent = messages(call(Client(), modern=True, level="warning").content)
+    assert sent[0]["params"]["data"] == {
+        "code": "deprecated_tool",
+        "message": "The tool projects__languages is deprecated: its operation "
+        "is marked deprecated.",
+        "arguments": [],
+    }
+    assert sent[1] == WARNING
+    assert sent[2]["result"]["isError"] is False

@@ -254,8 +254,9 @@ def test_each_extra_stays_within_its_budget() -> None:
 #: shorter, never raise it without saying why in the commit. Raised for
 #: issue 28's protocol methods (resources, prompts, completion, logging),
 #: which are new features of the core, not growth of the old ones; and for
-#: item 4's progress streams and log messages (notices, streams, levels).
-CORE_CEILING = 11897
+#: item 4's progress streams and log messages (notices, streams, levels,
+#: the deprecated-tool warning).
+CORE_CEILING = 11908
 
 
 def test_the_core_does_not_grow() -> None:

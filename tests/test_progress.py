@@ -187,6 +187,26 @@ def test_a_bulk_failing_midway_ends_with_the_error_and_writes_nothing(
     assert Publisher.objects.count() == 0
 
 
+def test_an_unexpected_failure_midway_ends_the_stream_with_internal_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    advance = notices.Channel.advance
+
+    def failing(self: notices.Channel, done: int, total: int | None, verb: str) -> None:
+        advance(self, done, total, verb)
+        if done == 4:
+            raise RuntimeError("boom")
+
+    monkeypatch.setattr(notices.Channel, "advance", failing)
+    response = call("contacts__create", {"objects": contacts(10)}, progressToken="u")
+    found = messages(b"".join(response.streaming_content))
+    assert [p["progress"] for p in progress_of(found)] == [1, 2, 3, 4]
+    error = found[-1]["error"]
+    assert error["code"] == -32603
+    assert "boom" not in error["message"]
+    assert Contact.objects.count() == 0
+
+
 def test_a_bulk_refused_before_it_starts_is_answered_as_without_a_token() -> None:
     objects = [*contacts(3), {"email": "not an email"}]
     response = call("contacts__create", {"objects": objects}, progressToken="x")
