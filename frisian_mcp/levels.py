@@ -1,14 +1,17 @@
-"""``logging/setLevel``: the handshake era's log level, kept per caller.
+"""What a handshake-era caller asks of its later requests, kept per caller.
 
-No session holds it (ADR 0005): it is kept in the ``CACHE`` under a digest
-of the caller (user and authenticator) for a day, as ADR 0044 (L3) says;
-an anonymous caller's is answered and not kept. 2026-07-28 requests name
-their level in ``_meta`` instead (:func:`frisian_mcp.notices.requested_level`).
+No session holds it (ADR 0005): ``logging/setLevel``'s level and a
+``notifications/cancelled`` mark are kept in the ``CACHE`` under a digest
+of the caller (user and authenticator), as ADR 0044 (L3) says; an
+anonymous caller's are not kept. 2026-07-28 requests name their level in
+``_meta`` (:func:`frisian_mcp.notices.requested_level`) and cancel by
+closing the stream.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 from typing import Any
 
 from django.core.cache import caches
@@ -19,20 +22,43 @@ from frisian_mcp.exceptions import InvalidParams
 from frisian_mcp.revisions import LOG_LEVELS
 from frisian_mcp.types import CallContext, JSONObject
 
-__all__ = ["LEVEL_TTL", "keep_level", "kept_level", "set_level"]
+__all__ = ["LEVEL_TTL", "cancelled", "keep_level", "kept_level", "mark_cancelled"]
+__all__ += ["set_level"]
 
 #: How long a caller's ``logging/setLevel`` holds, in seconds.
 LEVEL_TTL = 24 * 60 * 60
+#: How long a cancel mark waits for its request, in seconds.
+CANCEL_TTL = 60 * 60
 
 
-def _key(context: CallContext) -> str | None:
-    """The cache key of the caller's level; ``None`` for anonymous callers."""
+def _key(context: CallContext, what: str = "log_level") -> str | None:
+    """The cache key of the caller's ``what``; ``None`` for anonymous callers."""
     cache = mcp_settings.CACHE
     if cache is None or not context.is_authenticated:
         return None
     kind = type(context.authenticator)
     caller = f"{context.user.pk}:{kind.__module__}.{kind.__qualname__}"
-    return "frisian_mcp:log_level:" + hashlib.sha256(caller.encode()).hexdigest()
+    return f"frisian_mcp:{what}:" + hashlib.sha256(caller.encode()).hexdigest()
+
+
+def _cancel_key(context: CallContext, request_id: object) -> str | None:
+    key = _key(context, "cancel")
+    if key is None or not isinstance(request_id, str | int):
+        return None
+    return f"{key}:{hashlib.sha256(json.dumps(request_id).encode()).hexdigest()}"
+
+
+def mark_cancelled(context: CallContext, request_id: object) -> None:
+    """Keep a ``notifications/cancelled`` for whichever worker runs the call."""
+    key = _cancel_key(context, request_id)
+    if key is not None:
+        caches[str(mcp_settings.CACHE)].set(key, True, CANCEL_TTL)
+
+
+def cancelled(context: CallContext, request_id: object) -> bool:
+    """Whether the caller cancelled its request ``request_id``."""
+    key = _cancel_key(context, request_id)
+    return key is not None and bool(caches[str(mcp_settings.CACHE)].get(key))
 
 
 def kept_level(context: CallContext) -> str | None:

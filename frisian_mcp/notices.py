@@ -34,7 +34,8 @@ class Channel:
     sent); ``level``: the client's minimum log level, or a function that
     finds it when a message first needs it; ``send``: a function that sends
     a notification at once (a live stream, stdio), else they are kept in
-    :attr:`kept` for the response's own body.
+    :attr:`kept` for the response's own body; ``stopped``: whether the
+    client cancelled the request, asked before each progress notification.
     """
 
     def __init__(
@@ -43,8 +44,9 @@ class Channel:
         token: str | int | None = None,
         level: str | Callable[[], str | None] | None = None,
         send: Callable[[JSONObject], None] | None = None,
+        stopped: Callable[[], bool] | None = None,
     ) -> None:
-        self.token, self.send = token, send
+        self.token, self.send, self.stopped = token, send, stopped
         self._level = level
         self.kept: list[JSONObject] = []
         self.closed = self.cancelled = False
@@ -73,6 +75,9 @@ class Channel:
             if step <= self._step:
                 return
             self._step = step
+        if self.stopped is not None and self.stopped():
+            self.cancel()
+            raise RequestCancelled
         params: JSONObject = {"progressToken": self.token, "progress": done}
         counted = f"{verb} {done:,} rows"
         if total is not None:

@@ -33,6 +33,7 @@ from frisian_mcp.types import CallContext, JSONObject
 __all__ = ["answer"]
 
 _SSE = "text/event-stream"
+_CANCELLED = "notifications/cancelled"
 #: Items the worker may queue ahead of the stream: 20 progress
 #: notifications and a few log messages fit, one slot stays for the response.
 _BOUND = 64
@@ -46,6 +47,10 @@ def answer(
     """``message`` answered as a :class:`~frisian_mcp.jsonrpc.Reply` (as
     without notifications), or as an SSE response that carries them."""
     run = functools.partial(jsonrpc.handle, message, context, headers=headers)
+    if isinstance(message, dict) and message.get("method") == _CANCELLED:
+        params = message.get("params")
+        if "id" not in message and isinstance(params, dict):
+            levels.mark_cancelled(context, params.get("requestId"))
     accept = headers.get("Accept") or ""
     if not isinstance(message, dict) or _SSE not in accept.lower():
         return run()
@@ -56,7 +61,11 @@ def answer(
         level = functools.partial(levels.kept_level, context)
     token = notices.progress_token(params)
     if token is not None and _reports(message):
-        return _live(run, notices.Channel(token=token, level=level), message, modern)
+        stopped = None  # 2026-07-28 cancels by closing the stream
+        if not modern:
+            stopped = functools.partial(levels.cancelled, context, message.get("id"))
+        channel = notices.Channel(token=token, level=level, stopped=stopped)
+        return _live(run, channel, message, modern)
     channel = notices.Channel(level=level)
     with notices.opened(channel):
         reply = run()
@@ -192,7 +201,8 @@ class _Stream:
             yield _event(item)
             item = self.items.get()
         self.finished = True
-        if item.body is not None:
+        # A cancelled request gets no response (basic/utilities/cancellation).
+        if item.body is not None and not self.channel.cancelled:
             yield _event(item.body)
 
     def close(self) -> None:

@@ -255,8 +255,8 @@ def test_each_extra_stays_within_its_budget() -> None:
 #: issue 28's protocol methods (resources, prompts, completion, logging),
 #: which are new features of the core, not growth of the old ones; and for
 #: item 4's progress streams and log messages (notices, streams, levels,
-#: the deprecated-tool warning).
-CORE_CEILING = 11908
+#: the deprecated-tool warning, the handshake era's cancel marks).
+CORE_CEILING = 11947
 
 
 def test_the_core_does_not_grow() -> None:

@@ -308,3 +308,78 @@ def test_stdio_writes_progress_lines_before_the_response() -> None:
     assert out[-1]["id"] == 2
     assert out[-1]["result"]["isError"] is False
     assert len(out) == 22  # initialize's answer, 20 notifications, the response
+
+
+def test_notifications_cancelled_stops_a_handshake_era_call(
+    paused: threading.Event,
+) -> None:
+    """The cancel may reach another worker: it leaves a mark in the cache
+    under the caller, which the call reads at its next notification; the
+    call rolls back, and the stream ends without a response."""
+    from django.contrib.auth import get_user_model
+
+    client = Client()
+    client.force_login(get_user_model().objects.create_user("ada", password="pw"))
+    body = {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "method": "tools/call",
+        "params": {
+            "name": "contacts__create",
+            "arguments": {"objects": contacts(30)},
+            "_meta": {"progressToken": "k"},
+        },
+    }
+    headers = {"Accept": BOTH, "MCP-Protocol-Version": "2025-11-25"}
+    path = reverse("frisian_mcp:endpoint")
+    response = client.post(
+        path, json.dumps(body), content_type="application/json", headers=headers
+    )
+    stream = iter(response.streaming_content)
+    while b"notifications/progress" not in next(stream):
+        pass
+    cancel = {
+        "jsonrpc": "2.0",
+        "method": "notifications/cancelled",
+        "params": {"requestId": 7, "reason": "changed my mind"},
+    }
+    answer = client.post(
+        path, json.dumps(cancel), content_type="application/json", headers=headers
+    )
+    assert answer.status_code == 202
+    paused.set()
+    rest = messages(b"".join(stream))
+    assert all("id" not in m for m in rest)  # no response, no more progress
+    assert progress_of(rest) == []
+    _join_workers()
+    assert Contact.objects.count() == 0
+
+
+def test_a_cancel_of_another_request_changes_nothing() -> None:
+    from django.contrib.auth import get_user_model
+
+    client = Client()
+    client.force_login(get_user_model().objects.create_user("ada", password="pw"))
+    headers = {"Accept": BOTH, "MCP-Protocol-Version": "2025-11-25"}
+    path = reverse("frisian_mcp:endpoint")
+    cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled"}
+    cancel["params"] = {"requestId": 8}
+    client.post(
+        path, json.dumps(cancel), content_type="application/json", headers=headers
+    )
+    body = {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "method": "tools/call",
+        "params": {
+            "name": "contacts__create",
+            "arguments": {"objects": contacts(30)},
+            "_meta": {"progressToken": "k"},
+        },
+    }
+    response = client.post(
+        path, json.dumps(body), content_type="application/json", headers=headers
+    )
+    found = messages(b"".join(response.streaming_content))
+    assert found[-1]["id"] == 7
+    assert Contact.objects.count() == 30
