@@ -12,19 +12,21 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from typing import Any
 
 from django.core.cache import caches
 
 from frisian_mcp import methods
 from frisian_mcp.conf import mcp_settings
-from frisian_mcp.exceptions import InvalidParams
+from frisian_mcp.exceptions import HostError, InvalidParams, host_call
 from frisian_mcp.revisions import LOG_LEVELS
 from frisian_mcp.types import CallContext, JSONObject
 
 __all__ = ["LEVEL_TTL", "cancelled", "keep_level", "kept_level", "mark_cancelled"]
 __all__ += ["set_level"]
 
+logger = logging.getLogger("frisian_mcp")
 #: How long a caller's ``logging/setLevel`` holds, in seconds.
 LEVEL_TTL = 24 * 60 * 60
 #: How long a cancel mark waits for its request, in seconds.
@@ -48,31 +50,41 @@ def _cancel_key(context: CallContext, request_id: object) -> str | None:
     return f"{key}:{hashlib.sha256(json.dumps(request_id).encode()).hexdigest()}"
 
 
+def _cached(key: str | None, *value: Any) -> Any:
+    """The cache's value at ``key`` (with ``value``: set it, for ``ttl``).
+
+    The cache is advice (ADR 0023): a backend that fails (the host's
+    service, down) is logged and read as holding nothing.
+    """
+    if key is None:
+        return None
+    cache = caches[str(mcp_settings.CACHE)]
+    try:
+        return host_call(cache.set, key, *value) if value else host_call(cache.get, key)
+    except HostError as exc:
+        logger.warning("frisian_mcp: the cache failed (%s).", type(exc.error).__name__)
+        return None
+
+
 def mark_cancelled(context: CallContext, request_id: object) -> None:
     """Keep a ``notifications/cancelled`` for whichever worker runs the call."""
-    key = _cancel_key(context, request_id)
-    if key is not None:
-        caches[str(mcp_settings.CACHE)].set(key, True, CANCEL_TTL)
+    _cached(_cancel_key(context, request_id), True, CANCEL_TTL)
 
 
 def cancelled(context: CallContext, request_id: object) -> bool:
     """Whether the caller cancelled its request ``request_id``."""
-    key = _cancel_key(context, request_id)
-    return key is not None and bool(caches[str(mcp_settings.CACHE)].get(key))
+    return bool(_cached(_cancel_key(context, request_id)))
 
 
 def kept_level(context: CallContext) -> str | None:
     """The level the caller set with ``logging/setLevel``, if it is kept."""
-    key = _key(context)
-    level: Any = None if key is None else caches[str(mcp_settings.CACHE)].get(key)
+    level = _cached(_key(context))
     return level if level in LOG_LEVELS else None
 
 
 def keep_level(context: CallContext, level: str) -> None:
     """Keep the caller's level for :data:`LEVEL_TTL` (not an anonymous one's)."""
-    key = _key(context)
-    if key is not None:
-        caches[str(mcp_settings.CACHE)].set(key, level, LEVEL_TTL)
+    _cached(_key(context), level, LEVEL_TTL)
 
 
 @methods.method("logging/setLevel", "logging")

@@ -301,3 +301,20 @@ def test_a_deprecated_operations_tool_warns_by_name(
     }
     assert sent[1] == WARNING
     assert sent[2]["result"]["isError"] is False
+
+
+def test_a_failing_cache_keeps_no_level_and_breaks_no_call(
+    signed_in: Client, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from django.core.cache import cache
+
+    def down(*args: Any, **kwargs: Any) -> Any:
+        raise ConnectionError("refused")
+
+    monkeypatch.setattr(cache, "get", down)
+    monkeypatch.setattr(cache, "set", down)
+    assert set_level(signed_in, "warning").json()["result"] == {}
+    response = call(signed_in)
+    assert response["Content-Type"] == "application/json"
+    assert response.json()["result"]["isError"] is False
+    assert "frisian_mcp: the cache failed (ConnectionError)." in caplog.messages

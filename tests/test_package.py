@@ -256,7 +256,7 @@ def test_each_extra_stays_within_its_budget() -> None:
 #: which are new features of the core, not growth of the old ones; and for
 #: item 4's progress streams and log messages (notices, streams, levels,
 #: the deprecated-tool warning, the handshake era's cancel marks).
-CORE_CEILING = 11947
+CORE_CEILING = 11959
 
 
 def test_the_core_does_not_grow() -> None:
