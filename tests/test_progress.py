@@ -383,3 +383,28 @@ def test_a_cancel_of_another_request_changes_nothing() -> None:
     found = messages(b"".join(response.streaming_content))
     assert found[-1]["id"] == 7
     assert Contact.objects.count() == 30
+
+
+def test_a_bulk_update_reports_each_entry_checked() -> None:
+    """The view's own bulk action is the host's code and reports nothing;
+    the entries checked against its serializer before it runs do."""
+    from django.test import override_settings
+
+    from tests.hosts.bulk.models import Site
+
+    settings = {"REQUIRE_AUTHENTICATION": False, "TOOL_LAYOUT": "flat"}
+    with override_settings(ROOT_URLCONF="tests.hosts.bulk.urls", FRISIAN_MCP=settings):
+        sites = [
+            Site.objects.create(name=f"Site {n}", slug=f"site-{n}", status="active")
+            for n in range(10)
+        ]
+        objects = [{"id": site.pk, "status": "planned"} for site in sites]
+        response = call(
+            "sites__bulk_partial_update", {"objects": objects}, progressToken="b"
+        )
+        found = messages(b"".join(response.streaming_content))
+    progress = progress_of(found)
+    assert [p["progress"] for p in progress] == list(range(1, 11))
+    assert progress[-1]["message"] == "checked 10 of 10 rows"
+    assert found[-1]["result"]["isError"] is False
+    assert set(Site.objects.values_list("status", flat=True)) == {"planned"}
