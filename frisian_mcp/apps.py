@@ -28,6 +28,7 @@ class FrisianMCPConfig(AppConfig):
             checks,
             completion,
             hooks,
+            levels,
             prompts,
             resources,
             rights,

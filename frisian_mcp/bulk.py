@@ -1,26 +1,32 @@
-"""Bulk updates and deletes: the rows a list names, checked before the view.
+"""Bulk tools: the rows a list names, checked before the view; bulk creates.
 
 A bulk tool's entries name rows by ``id`` (ADR 0033). Before the view's own
 bulk action runs, every id must name one row of the view's queryset (REST
 would skip an unknown id without a word) and, for an update, every entry
 must pass the view's serializer for its row, so that an error names the
-entry's index and field. ``mode: "validate"`` stops there, writing nothing.
+entry's index and field. ``mode: "validate"`` stops there, writing nothing. A bulk create runs as
+the view's own create of a list, or item by item through a view's own
+``create``; both report their progress per row (ADR 0044).
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from django.core.exceptions import ValidationError as DjangoValidationError
+from rest_framework import mixins
 from rest_framework.exceptions import ValidationError
+from rest_framework.response import Response
 
 from frisian_mcp.exceptions import ToolExecutionError, ToolInputError, few
 from frisian_mcp.jsonschema import plain
+from frisian_mcp.notices import report
 from frisian_mcp.tools import Tool
 from frisian_mcp.types import Call, ErrorCode, FieldError, Kind
 
-__all__ = ["KINDS", "check"]
+__all__ = ["KINDS", "check", "create"]
 
 #: The kinds whose entries name rows by id.
 KINDS = frozenset({Kind.BULK_UPDATE, Kind.BULK_DELETE})
@@ -68,16 +74,72 @@ def check(tool: Tool, view: Any, call: Call) -> None:
         entry["id"] = plain(key)
     if tool.kind == Kind.BULK_UPDATE:
         partial = view.request.method == "PATCH"
-        errors = []
+        errors, total = [], len(entries)
         for entry, key in zip(entries, keys, strict=True):
             data = {name: value for name, value in entry.items() if name != "id"}
             serializer = view.get_serializer(rows[key], data=data, partial=partial)
             errors.append({} if serializer.is_valid() else serializer.errors)
+            report(len(errors), total, "checked")
         if any(errors):
             raise ValidationError(errors)
     action = "update" if tool.kind == Kind.BULK_UPDATE else "delete"
     ids = [entry["id"] for entry in entries]
     call.notes.update(action=action, ids=ids, written=False)
+
+
+def create(
+    handler: Any,
+    validate: Callable[[Any, str, Any], Any],
+    request: Any,
+    args: Any,
+    kwargs: Any,
+) -> Any:
+    """Create ``handler.call.body``'s items: the view's own create of a list
+    (a stock ``create``), else its ``create`` once per item, in one
+    transaction; ``validate`` checks one item of a ``mode: "validate"`` call.
+    """
+    view, call = handler.view, handler.call
+    items, total = call.body, len(call.body)
+    if getattr(type(view), "create", None) is mixins.CreateModelMixin.create:
+        serializer = view.get_serializer(data=items, many=True)
+        serializer.is_valid(raise_exception=True)
+        if call.validate_only:
+            return Response({"count": total})
+        handler.rows = serializer.validated_data
+        fields = serializer.child.fields.items()
+        handler.labels = {field.source: name for name, field in fields}
+        serializer.child.create = _counted(serializer.child.create, total)
+        view.perform_create(serializer)
+        report(total, total, "created")  # a list serializer's own create
+        return Response(serializer.data, status=201)
+    created = []
+    for index, item in enumerate(items):
+        handler.index = index
+        if call.validate_only:
+            validate(view, request.method, item)
+            continue
+        request._full_data = item
+        response = handler.original(request, *args, **kwargs)
+        if response.status_code >= 400:
+            return response
+        created.append(response.data)
+        report(index + 1, total, "created")
+    handler.index = None
+    return Response(created, status=200 if call.validate_only else 201)
+
+
+def _counted(create: Callable[[Any], Any], total: int) -> Callable[[Any], Any]:
+    """``create``, reporting each row it creates."""
+    done = 0
+
+    def counted(validated_data: Any) -> Any:
+        nonlocal done
+        row = create(validated_data)
+        done += 1
+        report(done, total, "created")
+        return row
+
+    return counted
 
 
 def _key(model: Any, value: Any) -> Any:

@@ -22,6 +22,8 @@
     │                      InvalidParams -32602, InternalError -32603,
     │                      HeaderMismatch -32020, UnsupportedProtocolVersion -32022,
     │                      ResourceNotFound -32002 (2026-07-28: -32602)
+    │   └── RequestCancelled  the client closed a 2026-07-28 stream: the call
+    │                      stops and rolls back, and nothing is sent
     └── ToolError          a tools/call failure with an ErrorCode payload
         ├── ToolInputError     the arguments: -32602 with error.data
         └── ToolExecutionError the action ran and failed: an isError result
@@ -60,6 +62,7 @@ __all__ = [
     "JSONRPCError",
     "MethodNotFound",
     "ParseError",
+    "RequestCancelled",
     "ResourceNotFound",
     "SchemaError",
     "ToolError",
@@ -245,6 +248,13 @@ class InternalError(JSONRPCError):
 
     code = -32603
     http_status = 500
+
+
+class RequestCancelled(JSONRPCError):
+    """The client closed the call's stream (2026-07-28): never sent."""
+
+    name = "cancelled"
+    default_message = "Cancelled: the client closed the stream."
 
 
 class UnsupportedProtocolVersion(JSONRPCError):

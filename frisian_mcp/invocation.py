@@ -20,7 +20,6 @@ from django.db.models import ProtectedError, RestrictedError
 from django.http import HttpResponseBase
 from django.utils.datastructures import MultiValueDict
 from rest_framework import exceptions as drf_exceptions
-from rest_framework import mixins
 from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -255,37 +254,10 @@ class _Handler:
         for hook in call_hooks():
             hook.check_call(self.tool, call, view, self.context)
         if call.bulk and self.tool.kind == Kind.CREATE:
-            return self._bulk(request, *args, **kwargs)
+            return bulk.create(self, _validate, request, args, kwargs)
         if call.validate_only:
             return _validate(view, request.method, call.body)
         return self.original(request, *args, **kwargs)
-
-    def _bulk(self, request: Any, *args: Any, **kwargs: Any) -> Any:
-        view, items = self.view, self.call.body
-        if getattr(type(view), "create", None) is mixins.CreateModelMixin.create:
-            serializer = view.get_serializer(data=items, many=True)
-            serializer.is_valid(raise_exception=True)
-            if self.call.validate_only:
-                return Response({"count": len(items)})
-            self.rows = serializer.validated_data
-            fields = serializer.child.fields.items()
-            self.labels = {field.source: name for name, field in fields}
-            view.perform_create(serializer)
-            return Response(serializer.data, status=201)
-        # A view with its own create: one action per item, in one transaction.
-        created = []
-        for index, item in enumerate(items):
-            self.index = index
-            if self.call.validate_only:
-                _validate(view, request.method, item)
-                continue
-            request._full_data = item
-            response = self.original(request, *args, **kwargs)
-            if response.status_code >= 400:
-                return response
-            created.append(response.data)
-        self.index = None
-        return Response(created, status=200 if self.call.validate_only else 201)
 
 
 def _validate(view: Any, method: str, body: Any) -> Response:

@@ -17,7 +17,7 @@ import threading
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from frisian_mcp import guards, invocation, manual, outcomes, results
+from frisian_mcp import guards, invocation, manual, notices, outcomes, results
 from frisian_mcp.conf import mcp_settings, on_change
 from frisian_mcp.contracts import BaseLayout, BaseStore, ContentResult
 from frisian_mcp.credentials import served
@@ -39,6 +39,9 @@ from frisian_mcp.types import (
 from frisian_mcp.visibility import Visibility, grant_of
 
 __all__ = ["ToolRegistry", "get_registry", "reset_registry"]
+
+#: The warning a call of a deprecated operation's tool gives (ADR 0044).
+DEPRECATED = "The tool {} is deprecated: its operation is marked deprecated."
 
 
 class ToolRegistry:
@@ -240,6 +243,8 @@ class ToolRegistry:
             live_filters, tool.endpoint, tool.path_prefix, context.user, context.auth
         )
         self._check_grant(tool, context)
+        if schema.deprecated:
+            notices.warn("deprecated_tool", DEPRECATED.format(tool.name), [])
         if args.get("help") is True and "help" in schema.protocol_arguments:
             self._must_see(tool, context)
             filters = live({}) if schema.growing_filters else None

@@ -15,6 +15,7 @@ from django.db.models import Manager, Model, QuerySet
 from frisian_mcp.arguments import next_token
 from frisian_mcp.conf import mcp_settings
 from frisian_mcp.jsonschema import plain
+from frisian_mcp.notices import warn
 from frisian_mcp.types import Call, Endpoint, JSONObject, ListState
 
 __all__ = [
@@ -138,6 +139,9 @@ def record(data: Any) -> JSONObject:
 #: The names of the arguments a call sent unchecked (ADR 0030), a key of
 #: every shape of a tool that takes undeclared arguments.
 UNCHECKED = {"type": "array", "items": {"type": "string"}}
+UNCHECKED_WARNING = (
+    "The tool {} sent arguments its schema does not declare to its view unchecked."
+)
 
 
 def finish(tool: str, call: Call, structured: JSONObject, caller: str) -> JSONObject:
@@ -162,6 +166,7 @@ def finish(tool: str, call: Call, structured: JSONObject, caller: str) -> JSONOb
         if "unchecked" in structured:
             structured = {"result": structured}
         structured["unchecked"] = call.unchecked
+        warn("unchecked_arguments", UNCHECKED_WARNING.format(tool), call.unchecked)
     return structured
 
 

@@ -20,6 +20,8 @@ from frisian_mcp.types import JSONObject
 
 __all__ = [
     "ASSUMED_VERSION",
+    "LOG_LEVELS",
+    "LOG_LEVEL_META",
     "MODERN_VERSIONS",
     "REVISIONS",
     "SUPPORTED_VERSIONS",
@@ -32,6 +34,9 @@ __all__ = [
 MODERN_VERSION_META = "io.modelcontextprotocol/protocolVersion"
 CLIENT_CAPABILITIES_META = "io.modelcontextprotocol/clientCapabilities"
 SERVER_INFO_META = "io.modelcontextprotocol/serverInfo"
+LOG_LEVEL_META = "io.modelcontextprotocol/logLevel"
+#: RFC 5424's severities, most verbose first (``LoggingLevel``).
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")  # fmt: skip
 #: Resources, prompts, completion and logging are answered when their
 #: capability is served (:mod:`~frisian_mcp.methods`).
 _FEATURES = frozenset(
@@ -144,3 +149,10 @@ def check_modern(
             )
     if version not in MODERN_VERSIONS:
         raise unsupported(version)
+    if meta.get(LOG_LEVEL_META, "debug") not in LOG_LEVELS:
+        # 2026-07-28 server/utilities/logging "Error Handling".
+        raise InvalidParams(
+            f"Invalid params: _meta {LOG_LEVEL_META} must be one of "
+            f"{', '.join(LOG_LEVELS)}.",
+            http_status=400,
+        )

@@ -52,6 +52,7 @@ class ToolSchema:
     from that serializer, W009's ``body_warning``. ``items``: a bulk tool's
     entry (ADR 0033). ``file_fields``: those no JSON body carries (the files
     extra's hook adds them), ``required_files`` the required ones.
+    ``deprecated``: the operation is marked so (``extend_schema``).
     ``shapes``: those the action answers (``None``: the view's own).
     """
 
@@ -77,6 +78,7 @@ class ToolSchema:
     items: ToolSchema | None = None
     file_fields: tuple[str, ...] = ()
     required_files: tuple[str, ...] = ()
+    deprecated: bool = False
 
     @cached_property
     def declared(self) -> frozenset[str]:
@@ -188,14 +190,14 @@ class SchemaBuilder:
             input_schema["required"] = list(dict.fromkeys(required))
         if defs:
             input_schema["$defs"] = defs
-        description, summary = (
-            str(self._or(endpoint, partial(host_call, text), None) or "").strip()
-            for text in (auto.get_description, auto.get_summary)
+        description, summary, deprecated = (
+            self._or(endpoint, partial(host_call, read), None)
+            for read in (auto.get_description, auto.get_summary, auto.is_deprecated)
         )
         return ToolSchema(
             input_schema=input_schema,
-            description=description,
-            summary=summary,
+            description=str(description or "").strip(),
+            summary=str(summary or "").strip(),
             path_arguments=url.path,
             query_arguments=url.query,
             body_fields=fields,
@@ -215,6 +217,7 @@ class SchemaBuilder:
             items=_entry(body.item, defs) if body.item is not None else None,
             file_fields=body.files,
             required_files=tuple(n for n in body.required if n in body.files),
+            deprecated=deprecated is True,
         )
 
     def _or(self, endpoint: Endpoint, make: Callable[[], _T], default: _T) -> _T:

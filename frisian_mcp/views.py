@@ -31,7 +31,7 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
-from frisian_mcp import hooks, jsonrpc, parsers, replies
+from frisian_mcp import hooks, jsonrpc, parsers, replies, streams
 from frisian_mcp.conf import mcp_settings
 from frisian_mcp.exceptions import BodyError, InvalidRequest, JSONRPCError, plain_name
 from frisian_mcp.types import CallContext
@@ -266,7 +266,7 @@ class MCPView(APIView):
             response["Access-Control-Max-Age"] = _CORS_MAX_AGE
         return response
 
-    def post(self, request: Request) -> Response:
+    def post(self, request: Request) -> HttpResponseBase:
         """Receive one JSON-RPC message (or a 2025-03-26 batch)."""
         context = CallContext(
             request=request._request,
@@ -276,7 +276,9 @@ class MCPView(APIView):
             session_user=self.session_user,
             exchange=self.exchange,
         )
-        reply = jsonrpc.handle(request.data, context, headers=request.headers)
+        reply = streams.answer(request.data, context, request.headers)
+        if isinstance(reply, HttpResponseBase):  # notifications, then the reply
+            return reply
         response = _response(reply.status, reply.body, reply.headers)
         response.priming = not reply.modern  # type: ignore[attr-defined]
         return response

@@ -58,6 +58,7 @@ def test_initialize_echoes_a_supported_version(client: Client, version: str) -> 
         "resources": {},
         "completions": {},
         "prompts": {},
+        "logging": {},
     }
     assert result["serverInfo"] == {"name": "frisian-mcp", "version": __version__}
 

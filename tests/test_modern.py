@@ -96,6 +96,7 @@ def test_discover_advertises_both_eras_and_caching(client: Client) -> None:
             "resources": {},
             "completions": {},
             "prompts": {},
+            "logging": {},
         },
         "ttlMs": 60_000,
         "cacheScope": "private",

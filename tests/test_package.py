@@ -257,8 +257,10 @@ def test_each_extra_stays_within_its_budget() -> None:
 #: by 417 for records as resources (frisian_mcp/resources.py, ADR 0043),
 #: by 234 for completion (frisian_mcp/completion.py).
 #: +680: host prompts (prompts.py, prompt_arguments.py,
-#: prompt_messages.py); +18: completing prompt arguments.
-CORE_CEILING = 12764
+#: prompt_messages.py); +18: completing prompt arguments; +544: item 4's
+#: progress streams and log messages (notices, streams, levels, the
+#: deprecated-tool warning, the handshake era's cancel marks).
+CORE_CEILING = 13309
 
 
 def test_the_core_does_not_grow() -> None:

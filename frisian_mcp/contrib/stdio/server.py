@@ -4,11 +4,13 @@ Each line read is one message (MCP 2025-11-25 basic/transports "stdio"),
 answered by :func:`frisian_mcp.jsonrpc.handle` as one user, with the same
 guards, call hooks and audit record as over HTTP. stdout carries messages
 only. A session keeps what ``initialize`` settled (the version, the
-client's capabilities), which HTTP, being stateless, cannot; so a call
-hook's question (``input_required``) is put to the client as a server
-request (``elicitation/create``) within the call, and the call is run again
-with the answer. A 2026-07-28 client gets the ``input_required`` result
-itself, as the revision asks.
+client's capabilities, the log level ``logging/setLevel`` set), which
+HTTP, being stateless, cannot; so a call hook's question
+(``input_required``) is put to the client as a server request
+(``elicitation/create``) within the call, and the call is run again with
+the answer. A 2026-07-28 client gets the ``input_required`` result itself,
+as the revision asks. A call's progress and warnings are written as lines
+before its response (ADR 0044).
 """
 
 from __future__ import annotations
@@ -20,8 +22,12 @@ from typing import IO, Any
 
 from django.http import HttpRequest
 
-from frisian_mcp import hooks, jsonrpc
-from frisian_mcp.revisions import MODERN_VERSIONS, SUPPORTED_VERSIONS
+from frisian_mcp import hooks, jsonrpc, notices
+from frisian_mcp.revisions import (
+    MODERN_VERSION_META,
+    MODERN_VERSIONS,
+    SUPPORTED_VERSIONS,
+)
 from frisian_mcp.types import CallContext, JSONObject
 
 __all__ = ["StdioServer"]
@@ -40,6 +46,8 @@ class StdioServer:
         self.version: str | None = None
         self.client: JSONObject = {}
         self.pending: collections.deque[bytes] = collections.deque()
+        #: The minimum level of the log messages sent (``logging/setLevel``).
+        self.log_level: str | None = None
         self._ids = itertools.count(1)
 
     def serve(self) -> None:
@@ -56,9 +64,13 @@ class StdioServer:
                 client=dict(self.client),
                 exchange=exchange,
             )
-            body = self._answer(line, context)
-            if exchange.method == "initialize" and exchange.outcome is None:
+            params = _params(line)
+            with notices.opened(self._channel(params)):
+                body = self._answer(line, context)
+            if exchange.outcome is None and exchange.method == "initialize":
                 self.version, self.client = context.protocol_version, context.client
+            if exchange.outcome is None and exchange.method == "logging/setLevel":
+                self.log_level = params.get("level")
         if body is not None:
             self.write(body)
 
@@ -69,6 +81,14 @@ class StdioServer:
         self.stdout.flush()
 
     # -- internals -----------------------------------------------------------
+
+    def _channel(self, params: JSONObject) -> notices.Channel:
+        """Where this message's notifications go: stdout, at once."""
+        meta = params.get("_meta")
+        modern = isinstance(meta, dict) and MODERN_VERSION_META in meta
+        level = notices.requested_level(params) if modern else self.log_level
+        token = notices.progress_token(params)
+        return notices.Channel(token=token, level=level, send=self.write)
 
     def _answer(self, line: bytes, context: CallContext) -> Any:
         version = self.version if self.version in SUPPORTED_VERSIONS else None
@@ -126,6 +146,16 @@ class StdioServer:
             if line.strip():
                 return line
         return None
+
+
+def _params(line: bytes) -> JSONObject:
+    """The message's ``params`` (``{}`` where it has none, or is no object)."""
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return {}
+    params = message.get("params") if isinstance(message, dict) else None
+    return params if isinstance(params, dict) else {}
 
 
 def _questions(body: Any) -> tuple[str, JSONObject] | None:
