@@ -120,7 +120,13 @@ def _transaction(callback: Any, using: str, own: bool) -> Iterator[None]:
     with contextlib.ExitStack() as stack:
         for alias in aliases:
             stack.enter_context(transaction.atomic(using=alias))
-        yield
+        try:
+            yield
+        except db.OperationalError as exc:
+            # Decided before the blocks exit: a rollback that fails on a lost
+            # connection closes it, and leaving the block reconnects.
+            exc.frisian_mcp_lost = _lost(exc)  # type: ignore[attr-defined]
+            raise
 
 
 def _settled(exc: Exception, writes: bool) -> bool:
@@ -169,6 +175,8 @@ def _lost(exc: BaseException | None) -> bool:
         return True  # the driver's connection is closed already
     if not isinstance(exc, db.OperationalError):
         return False
+    if getattr(exc, "frisian_mcp_lost", False):
+        return True
     cause = exc.__cause__
     sqlstate = getattr(cause, "sqlstate", None) or getattr(cause, "pgcode", None)
     if isinstance(sqlstate, str) and sqlstate.startswith(_LOST_SQLSTATES):

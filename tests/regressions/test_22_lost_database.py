@@ -283,3 +283,38 @@ def test_a_connection_lost_before_a_tool_runs_is_503_in_process() -> None:
             headers={"Authorization": f"Token {key}"},
         )
         assert again.status_code == 200, again.content
+
+
+def _cut_this_process_socket() -> None:
+    """Cut the test's own connection's socket, as a network failure does:
+    the driver's error then carries no SQLSTATE."""
+    import socket
+
+    from django.db import connection
+
+    fd = connection.connection.fileno()
+    with socket.socket(fileno=os.dup(fd)) as cut:
+        cut.shutdown(socket.SHUT_RDWR)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_connection_lost_inside_a_calls_block_is_still_lost_after_it() -> None:
+    """Found by the fleet bench's pg-terminate fault (issue 29): a bulk
+    create cut mid-transaction was a 500. The driver's error has no
+    SQLSTATE; Django's rollback fails, closes the connection, and leaving
+    the block reconnects, so the loss must be decided inside it."""
+    from django.db import OperationalError
+
+    from demo_project.contacts.models import Contact
+    from frisian_mcp import invocation
+
+    def cut_halfway() -> None:
+        with invocation._transaction(None, "default", True):
+            Contact.objects.create(first_name="before")
+            _cut_this_process_socket()
+            Contact.objects.create(first_name="after")
+
+    with pytest.raises(OperationalError) as info:
+        cut_halfway()
+    assert invocation.release_if_lost(info.value)
+    assert Contact.objects.count() == 0
