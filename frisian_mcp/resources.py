@@ -19,7 +19,7 @@ from urllib.parse import quote, unquote_to_bytes, urlsplit
 
 from django.core import checks
 
-from frisian_mcp import invocation, methods, outcomes, tokens
+from frisian_mcp import blobs, invocation, methods, outcomes, tokens
 from frisian_mcp.conf import mcp_settings
 from frisian_mcp.contracts import ContentResult
 from frisian_mcp.exceptions import (
@@ -116,7 +116,7 @@ def read(
     found = _parse(registry, context, uri)
     if found is None:
         raise missing
-    template, values = found
+    template, values, field = found
     tool = _tool(registry, template).for_caller(context)
     context.exchange.tool = tool.name
     canonical = template.uri(values)
@@ -129,16 +129,25 @@ def read(
         # The argument schema is skipped: the URL pattern checks the values.
         answer = invocation.run(tool, call, context)
         if isinstance(answer.data, ContentResult):  # a file (ADR 0027)
+            if field is not None:
+                raise missing
             return [_file(answer.data, canonical)], None
         structured = outcomes.result(tool, call, answer)
+        if field is not None:  # a file field's own resource
+            uri = f"{canonical}/{quote(field, safe='')}"
+            blob = blobs.one(tool, call, context, answer.data, field, uri)
+            if blob is None:
+                raise missing
+            return [blob], None
+        text, structured = _text(structured)
+        record: JSONObject = {"uri": canonical, "mimeType": JSON, "text": text}
+        files = blobs.attach(
+            tool, call, context, answer.data, record,
+            lambda name: f"{canonical}/{quote(name, safe='')}",
+        )  # fmt: skip
     except ToolError as exc:
         raise _refusal(exc, missing) from None
-    try:
-        text = dumps(structured)
-    except TypeError:  # a value JSON has no type for: DRF's own encoding
-        structured = plain(structured)
-        text = dumps(structured)
-    return [{"uri": canonical, "mimeType": JSON, "text": text}], structured
+    return [record, *files], structured
 
 
 # -- the methods -------------------------------------------------------------
@@ -315,8 +324,9 @@ def _origin(key: str) -> str:
 
 def _parse(
     registry: ToolRegistry, context: CallContext, uri: str
-) -> tuple[Template, list[str]] | None:
-    """The template and decoded values ``uri`` names for this caller, if any.
+) -> tuple[Template, list[str], str | None] | None:
+    """The template, decoded values and file field ``uri`` names for this
+    caller, if any.
 
     Strict (2025-11-25 server/resources "Security Considerations": servers
     MUST validate URIs): printable ASCII; the scheme; an authority without
@@ -339,12 +349,14 @@ def _parse(
     if template is None:
         return None
     segments = parts.path.split("/")[1:] if parts.path else []
-    values = [_decoded(s) for s in segments]
-    if len(values) != len(template.variables) or None in values:
-        return None
+    found = [_decoded(s) for s in segments]
+    values = [v for v in found if v is not None]
+    count = len(template.variables)
+    if len(values) != len(found) or len(values) not in (count, count + 1):
+        return None  # one more: a file field of the record (ADR 0043)
     if _listed(registry, template, registry.visible(context), context) is None:
         return None
-    return template, [v for v in values if v is not None]
+    return template, values[:count], (values[count] if len(values) > count else None)
 
 
 def _decoded(segment: str) -> str | None:
@@ -355,6 +367,15 @@ def _decoded(segment: str) -> str | None:
         return unquote_to_bytes(segment).decode("utf-8")
     except UnicodeDecodeError:
         return None
+
+
+def _text(structured: JSONObject) -> tuple[str, JSONObject]:
+    """The record as JSON text (and as made plain, where it had to be)."""
+    try:
+        return dumps(structured), structured
+    except TypeError:  # a value JSON has no type for: DRF's own encoding
+        structured = plain(structured)
+        return dumps(structured), structured
 
 
 def _file(content: ContentResult, uri: str) -> JSONObject:

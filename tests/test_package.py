@@ -254,8 +254,8 @@ def test_each_extra_stays_within_its_budget() -> None:
 #: shorter, never raise it without saying why in the commit. Raised for
 #: issue 28's protocol methods (resources, prompts, completion, logging),
 #: which are new features of the core, not growth of the old ones. Raised
-#: by 417 for records as resources (frisian_mcp/resources.py, ADR 0043).
-CORE_CEILING = 11832
+#: by 543 for records as resources (resources.py, blobs.py, ADR 0043).
+CORE_CEILING = 11958
 
 
 def test_the_core_does_not_grow() -> None:
