@@ -18,11 +18,13 @@ from typing import Any
 from urllib.parse import quote, unquote_to_bytes, urlsplit
 
 from django.core import checks
+from django.core.exceptions import ImproperlyConfigured
 
 from frisian_mcp import blobs, invocation, methods, outcomes, tokens
 from frisian_mcp.conf import mcp_settings
 from frisian_mcp.contracts import ContentResult
 from frisian_mcp.exceptions import (
+    HostError,
     InternalError,
     InvalidParams,
     JSONRPCError,
@@ -76,14 +78,16 @@ def templates(
     seen = registry.visible(context)
     return [
         t
-        for t in _index(registry).values()
+        for t in _templates(registry)
         if t.variables and _listed(registry, t, seen, context) is not None
     ]
 
 
 def template_for(key: str, registry: ToolRegistry | None = None) -> Template | None:
     """The template of resource key ``key`` (any case), whoever calls."""
-    return _index(registry or get_registry()).get(key.lower())
+    registry = registry or get_registry()
+    tool = _indexed(registry)[0].get(key.lower())
+    return _template(key.lower(), tool) if tool is not None else None
 
 
 def clash_warnings(registry: ToolRegistry) -> list[checks.CheckMessage]:
@@ -117,7 +121,7 @@ def read(
     if found is None:
         raise missing
     template, values, field = found
-    tool = _tool(registry, template).for_caller(context)
+    tool = _indexed(registry)[0][template.key].for_caller(context)
     context.exchange.tool = tool.name
     canonical = template.uri(values)
     call = Call(
@@ -156,7 +160,11 @@ def read(
 @methods.capability("resources")
 def _declared(registry: Callable[[], ToolRegistry]) -> JSONObject | None:
     """``resources: {}`` whenever a retrieve tool exists (no subscriptions)."""
-    return {} if any(t.kind is Kind.READ for t in registry()) else None
+    try:
+        tools = registry()
+    except (HostError, ImproperlyConfigured):  # discovery: told by tools/list
+        return None
+    return {} if any(t.kind is Kind.READ for t in tools) else None
 
 
 @methods.method("resources/templates/list", "resources")
@@ -212,7 +220,7 @@ def _page(
     size = max(1, mcp_settings.TOOLS_LIST_PAGE_SIZE)
     registry, context = call.registry(), call.context
     registry.share_schemas()
-    every = [t for t in _index(registry).values() if bool(t.variables) == templated]
+    every = [t for t in _templates(registry) if bool(t.variables) == templated]
     seen = registry.visible(context)
     found: list[tuple[Tool, Template]] = []
     position = offset
@@ -234,7 +242,7 @@ def _listed(
     context: CallContext | None,
 ) -> Tool | None:
     """The template's tool as the caller gets it, if ``tools/list`` lists it."""
-    tool = _tool(registry, template)
+    tool = _indexed(registry)[0][template.key]
     if not seen(tool):
         return None
     tool = tool.for_caller(context)
@@ -264,55 +272,47 @@ def _answers_json(tool: Tool) -> bool:
 
 # -- the index of keys ----------------------------------------------------------
 
-_INDEXES: weakref.WeakKeyDictionary[
-    ToolRegistry, tuple[dict[str, Template], list[str]]
-] = weakref.WeakKeyDictionary()
+_INDEXES: weakref.WeakKeyDictionary[ToolRegistry, tuple[dict[str, Tool], list[str]]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
-def _index(registry: ToolRegistry) -> dict[str, Template]:
-    return _indexed(registry)[0]
-
-
-def _indexed(registry: ToolRegistry) -> tuple[dict[str, Template], list[str]]:
-    """Every retrieve tool's template by key, and the clashing keys; built
-    once per registry (a new one is built when the settings change)."""
+def _indexed(registry: ToolRegistry) -> tuple[dict[str, Tool], list[str]]:
+    """Every retrieve tool by key, and the clashing keys; from names alone
+    (the checks build no schema), once per registry."""
     found = _INDEXES.get(registry)
     if found is None:
         found = _INDEXES[registry] = _build(registry)
     return found
 
 
-def _build(registry: ToolRegistry) -> tuple[dict[str, Template], list[str]]:
+def _build(registry: ToolRegistry) -> tuple[dict[str, Tool], list[str]]:
     """Key: the flat name without ``__retrieve``, lowercased; tools whose
     keys collide keep their full (lowercased) names (ADR 0043)."""
-    tools = [t for t in registry if t.kind is Kind.READ and t.schema is not None]
+    tools = [t for t in registry if t.kind is Kind.READ]
     short = Counter(t.name.removesuffix("__retrieve").lower() for t in tools)
     proposed = []
     for tool in tools:
         key = tool.name.removesuffix("__retrieve").lower()
         proposed.append((key if short[key] == 1 else tool.name.lower(), tool))
     counts = Counter(key for key, _ in proposed)
-    index = {
-        key: _template(key, tool)
-        for key, tool in sorted(proposed, key=lambda pair: pair[0])
-        if counts[key] == 1
-    }
-    return index, sorted(key for key, n in counts.items() if n > 1)
+    kept = sorted((p for p in proposed if counts[p[0]] == 1), key=lambda p: p[0])
+    return dict(kept), sorted(key for key, n in counts.items() if n > 1)
 
 
-def _template(key: str, tool: Tool) -> Template:
+def _templates(registry: ToolRegistry) -> list[Template]:
+    """Every retrieve tool's template, by key (those with a schema)."""
+    found = (_template(k, t) for k, t in _indexed(registry)[0].items())
+    return [t for t in found if t is not None]
+
+
+def _template(key: str, tool: Tool) -> Template | None:
     schema = tool.schema
-    arguments = schema.path_arguments if schema is not None else {}
-    named = {kwarg: name for name, kwarg in arguments.items()}
+    if schema is None:  # left out: no tool, no resource
+        return None
+    named = {kwarg: name for name, kwarg in schema.path_arguments.items()}
     kwargs = tool.endpoint.path_variables
     return Template(key, tool.name, tuple(named.get(k, k) for k in kwargs), kwargs)
-
-
-def _tool(registry: ToolRegistry, template: Template) -> Tool:
-    tool = registry.get(template.tool)
-    if tool is None:  # the index is the registry's own
-        raise LookupError(template.tool)
-    return tool
 
 
 # -- reading ------------------------------------------------------------------
@@ -345,7 +345,7 @@ def _parse(
         or any(c in authority for c in "@:[]%")
     ):
         return None
-    template = _index(registry).get(authority.lower())
+    template = template_for(authority, registry)
     if template is None:
         return None
     segments = parts.path.split("/")[1:] if parts.path else []
