@@ -18,11 +18,13 @@ from typing import Any
 from urllib.parse import quote, unquote_to_bytes, urlsplit
 
 from django.core import checks
+from django.core.exceptions import ImproperlyConfigured
 
-from frisian_mcp import invocation, methods, outcomes, tokens
+from frisian_mcp import blobs, invocation, methods, outcomes, tokens
 from frisian_mcp.conf import mcp_settings
 from frisian_mcp.contracts import ContentResult
 from frisian_mcp.exceptions import (
+    HostError,
     InternalError,
     InvalidParams,
     JSONRPCError,
@@ -76,14 +78,16 @@ def templates(
     seen = registry.visible(context)
     return [
         t
-        for t in _index(registry).values()
+        for t in _templates(registry)
         if t.variables and _listed(registry, t, seen, context) is not None
     ]
 
 
 def template_for(key: str, registry: ToolRegistry | None = None) -> Template | None:
     """The template of resource key ``key`` (any case), whoever calls."""
-    return _index(registry or get_registry()).get(key.lower())
+    registry = registry or get_registry()
+    tool = _indexed(registry)[0].get(key.lower())
+    return _template(key.lower(), tool) if tool is not None else None
 
 
 def clash_warnings(registry: ToolRegistry) -> list[checks.CheckMessage]:
@@ -116,8 +120,8 @@ def read(
     found = _parse(registry, context, uri)
     if found is None:
         raise missing
-    template, values = found
-    tool = _tool(registry, template).for_caller(context)
+    template, values, field = found
+    tool = _indexed(registry)[0][template.key].for_caller(context)
     context.exchange.tool = tool.name
     canonical = template.uri(values)
     call = Call(
@@ -129,16 +133,25 @@ def read(
         # The argument schema is skipped: the URL pattern checks the values.
         answer = invocation.run(tool, call, context)
         if isinstance(answer.data, ContentResult):  # a file (ADR 0027)
+            if field is not None:
+                raise missing
             return [_file(answer.data, canonical)], None
         structured = outcomes.result(tool, call, answer)
+        if field is not None:  # a file field's own resource
+            uri = f"{canonical}/{quote(field, safe='')}"
+            blob = blobs.one(tool, call, context, answer.data, field, uri)
+            if blob is None:
+                raise missing
+            return [blob], None
+        text, structured = _text(structured)
+        record: JSONObject = {"uri": canonical, "mimeType": JSON, "text": text}
+        files = blobs.attach(
+            tool, call, context, answer.data, record,
+            lambda name: f"{canonical}/{quote(name, safe='')}",
+        )  # fmt: skip
     except ToolError as exc:
         raise _refusal(exc, missing) from None
-    try:
-        text = dumps(structured)
-    except TypeError:  # a value JSON has no type for: DRF's own encoding
-        structured = plain(structured)
-        text = dumps(structured)
-    return [{"uri": canonical, "mimeType": JSON, "text": text}], structured
+    return [record, *files], structured
 
 
 # -- the methods -------------------------------------------------------------
@@ -147,7 +160,11 @@ def read(
 @methods.capability("resources")
 def _declared(registry: Callable[[], ToolRegistry]) -> JSONObject | None:
     """``resources: {}`` whenever a retrieve tool exists (no subscriptions)."""
-    return {} if any(t.kind is Kind.READ for t in registry()) else None
+    try:
+        tools = registry()
+    except (HostError, ImproperlyConfigured):  # discovery: told by tools/list
+        return None
+    return {} if any(t.kind is Kind.READ for t in tools) else None
 
 
 @methods.method("resources/templates/list", "resources")
@@ -203,7 +220,7 @@ def _page(
     size = max(1, mcp_settings.TOOLS_LIST_PAGE_SIZE)
     registry, context = call.registry(), call.context
     registry.share_schemas()
-    every = [t for t in _index(registry).values() if bool(t.variables) == templated]
+    every = [t for t in _templates(registry) if bool(t.variables) == templated]
     seen = registry.visible(context)
     found: list[tuple[Tool, Template]] = []
     position = offset
@@ -225,7 +242,7 @@ def _listed(
     context: CallContext | None,
 ) -> Tool | None:
     """The template's tool as the caller gets it, if ``tools/list`` lists it."""
-    tool = _tool(registry, template)
+    tool = _indexed(registry)[0][template.key]
     if not seen(tool):
         return None
     tool = tool.for_caller(context)
@@ -255,55 +272,47 @@ def _answers_json(tool: Tool) -> bool:
 
 # -- the index of keys ----------------------------------------------------------
 
-_INDEXES: weakref.WeakKeyDictionary[
-    ToolRegistry, tuple[dict[str, Template], list[str]]
-] = weakref.WeakKeyDictionary()
+_INDEXES: weakref.WeakKeyDictionary[ToolRegistry, tuple[dict[str, Tool], list[str]]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
-def _index(registry: ToolRegistry) -> dict[str, Template]:
-    return _indexed(registry)[0]
-
-
-def _indexed(registry: ToolRegistry) -> tuple[dict[str, Template], list[str]]:
-    """Every retrieve tool's template by key, and the clashing keys; built
-    once per registry (a new one is built when the settings change)."""
+def _indexed(registry: ToolRegistry) -> tuple[dict[str, Tool], list[str]]:
+    """Every retrieve tool by key, and the clashing keys; from names alone
+    (the checks build no schema), once per registry."""
     found = _INDEXES.get(registry)
     if found is None:
         found = _INDEXES[registry] = _build(registry)
     return found
 
 
-def _build(registry: ToolRegistry) -> tuple[dict[str, Template], list[str]]:
+def _build(registry: ToolRegistry) -> tuple[dict[str, Tool], list[str]]:
     """Key: the flat name without ``__retrieve``, lowercased; tools whose
     keys collide keep their full (lowercased) names (ADR 0043)."""
-    tools = [t for t in registry if t.kind is Kind.READ and t.schema is not None]
+    tools = [t for t in registry if t.kind is Kind.READ]
     short = Counter(t.name.removesuffix("__retrieve").lower() for t in tools)
     proposed = []
     for tool in tools:
         key = tool.name.removesuffix("__retrieve").lower()
         proposed.append((key if short[key] == 1 else tool.name.lower(), tool))
     counts = Counter(key for key, _ in proposed)
-    index = {
-        key: _template(key, tool)
-        for key, tool in sorted(proposed, key=lambda pair: pair[0])
-        if counts[key] == 1
-    }
-    return index, sorted(key for key, n in counts.items() if n > 1)
+    kept = sorted((p for p in proposed if counts[p[0]] == 1), key=lambda p: p[0])
+    return dict(kept), sorted(key for key, n in counts.items() if n > 1)
 
 
-def _template(key: str, tool: Tool) -> Template:
+def _templates(registry: ToolRegistry) -> list[Template]:
+    """Every retrieve tool's template, by key (those with a schema)."""
+    found = (_template(k, t) for k, t in _indexed(registry)[0].items())
+    return [t for t in found if t is not None]
+
+
+def _template(key: str, tool: Tool) -> Template | None:
     schema = tool.schema
-    arguments = schema.path_arguments if schema is not None else {}
-    named = {kwarg: name for name, kwarg in arguments.items()}
+    if schema is None:  # left out: no tool, no resource
+        return None
+    named = {kwarg: name for name, kwarg in schema.path_arguments.items()}
     kwargs = tool.endpoint.path_variables
     return Template(key, tool.name, tuple(named.get(k, k) for k in kwargs), kwargs)
-
-
-def _tool(registry: ToolRegistry, template: Template) -> Tool:
-    tool = registry.get(template.tool)
-    if tool is None:  # the index is the registry's own
-        raise LookupError(template.tool)
-    return tool
 
 
 # -- reading ------------------------------------------------------------------
@@ -315,8 +324,9 @@ def _origin(key: str) -> str:
 
 def _parse(
     registry: ToolRegistry, context: CallContext, uri: str
-) -> tuple[Template, list[str]] | None:
-    """The template and decoded values ``uri`` names for this caller, if any.
+) -> tuple[Template, list[str], str | None] | None:
+    """The template, decoded values and file field ``uri`` names for this
+    caller, if any.
 
     Strict (2025-11-25 server/resources "Security Considerations": servers
     MUST validate URIs): printable ASCII; the scheme; an authority without
@@ -335,16 +345,18 @@ def _parse(
         or any(c in authority for c in "@:[]%")
     ):
         return None
-    template = _index(registry).get(authority.lower())
+    template = template_for(authority, registry)
     if template is None:
         return None
     segments = parts.path.split("/")[1:] if parts.path else []
-    values = [_decoded(s) for s in segments]
-    if len(values) != len(template.variables) or None in values:
-        return None
+    found = [_decoded(s) for s in segments]
+    values = [v for v in found if v is not None]
+    count = len(template.variables)
+    if len(values) != len(found) or len(values) not in (count, count + 1):
+        return None  # one more: a file field of the record (ADR 0043)
     if _listed(registry, template, registry.visible(context), context) is None:
         return None
-    return template, [v for v in values if v is not None]
+    return template, values[:count], (values[count] if len(values) > count else None)
 
 
 def _decoded(segment: str) -> str | None:
@@ -355,6 +367,15 @@ def _decoded(segment: str) -> str | None:
         return unquote_to_bytes(segment).decode("utf-8")
     except UnicodeDecodeError:
         return None
+
+
+def _text(structured: JSONObject) -> tuple[str, JSONObject]:
+    """The record as JSON text (and as made plain, where it had to be)."""
+    try:
+        return dumps(structured), structured
+    except TypeError:  # a value JSON has no type for: DRF's own encoding
+        structured = plain(structured)
+        return dumps(structured), structured
 
 
 def _file(content: ContentResult, uri: str) -> JSONObject:
