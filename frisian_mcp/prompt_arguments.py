@@ -9,6 +9,7 @@ one optional. MCP lists no types (2025-11-25 server/prompts
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import functools
 import inspect
@@ -20,10 +21,23 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin, get_typ
 
 from frisian_mcp.exceptions import ConfigurationError, few
 
-__all__ = ["Argument", "arguments_of"]
+__all__ = ["Argument", "Record", "arguments_of"]
 
 _INTEGER = re.compile(r"^[+-]?[0-9]{1,30}$")
 _BOOLEANS = {"true": True, "false": False}
+
+
+@dataclass(frozen=True)
+class Record:
+    """``contact: Record("contacts")``: an argument naming one record.
+
+    ``key`` is a resource key (ADR 0043) whose template has one variable;
+    the argument's value is that variable, and the function receives the
+    record as the caller reads it (``resources/read``), ready to embed.
+    """
+
+    key: str
+    description: str | None = None
 
 
 @dataclass(frozen=True)
@@ -41,6 +55,8 @@ class Argument:
     convert: Callable[[str], Any]
     choices: tuple[str, ...] = ()
     complete: Callable[..., Iterable[object]] | None = None
+    #: The resource key of a ``Record`` argument.
+    record: str | None = None
 
     def listed(self) -> dict[str, Any]:
         """The argument as ``prompts/list`` shows it (``PromptArgument``).
@@ -96,7 +112,7 @@ def _with_completion(
 ) -> Argument:
     if complete is None:
         return argument
-    return Argument(**{**argument.__dict__, "complete": complete})
+    return dataclasses.replace(argument, complete=complete)
 
 
 def _argument(where: str, name: str, hint: Any, required: bool) -> Argument:
@@ -108,6 +124,10 @@ def _argument(where: str, name: str, hint: Any, required: bool) -> Argument:
     if get_origin(hint) in (Union, types.UnionType):
         kept = [arg for arg in get_args(hint) if arg is not type(None)]
         hint = kept[0] if len(kept) == 1 else hint
+    if isinstance(hint, Record):
+        about = hint.description or description
+        form = f"the {hint.key} record's value"
+        return Argument(name, about, required, form, str, record=hint.key)
     made = functools.partial(Argument, name, description, required)
     if hint is str:
         return made("a string", str)
@@ -121,8 +141,9 @@ def _argument(where: str, name: str, hint: Any, required: bool) -> Argument:
         values = tuple(hint)  # Django's Choices are enums
     else:
         raise ConfigurationError(
-            f"{where}: a prompt argument is a str, int, bool, Literal, enum "
-            "or Django Choices (optionally Annotated[T, 'description'])."
+            f"{where}: a prompt argument is a str, int, bool, Literal, enum, "
+            "Django Choices (optionally Annotated[T, 'description']) or "
+            "Record('<resource key>')."
         )
     strings = {str(getattr(v, "value", v)): v for v in values}
     return made(f"one of {few(strings)}", strings.__getitem__, tuple(strings))

@@ -18,7 +18,7 @@ from typing import Any
 from frisian_mcp.exceptions import HostError
 from frisian_mcp.types import JSONObject
 
-__all__ = ["Content", "assistant", "checked", "embed", "user"]
+__all__ = ["Content", "RecordValue", "assistant", "checked", "embed", "user"]
 
 #: What a message's content may be given as: text, a block, or a record read.
 Content = str | Mapping[str, Any]
@@ -33,6 +33,20 @@ _REQUIRED = {
     "resource_link": ("uri", "name"),
     "resource": (),
 }
+
+
+class RecordValue(dict[str, Any]):
+    """A record read as the caller, as an embedded resource block.
+
+    The dict is ``{"type": "resource", "resource": {uri, mimeType, text}}``
+    (``blob`` for a file); ``data`` is the record's JSON (``None`` for a
+    file) and ``uri`` its canonical URI.
+    """
+
+    def __init__(self, contents: Mapping[str, Any], data: Any) -> None:
+        super().__init__(type="resource", resource=dict(contents))
+        self.data = data
+        self.uri: str = contents["uri"]
 
 
 def user(content: Content) -> JSONObject:

@@ -30,12 +30,14 @@ from frisian_mcp.exceptions import (
     ConfigurationError,
     HostError,
     InvalidParams,
+    ResourceNotFound,
     ToolError,
     few,
     host_call,
 )
-from frisian_mcp.prompt_arguments import Argument, arguments_of
-from frisian_mcp.prompt_messages import assistant, checked, embed, user
+from frisian_mcp.prompt_arguments import Argument, Record, arguments_of
+from frisian_mcp.prompt_context import PromptContext
+from frisian_mcp.prompt_messages import RecordValue, assistant, checked, embed, user
 from frisian_mcp.types import CallContext, ErrorCode, JSONObject
 from frisian_mcp.validation import suggest, unknown_keys
 
@@ -47,6 +49,8 @@ __all__ = [
     "Prompt",
     "PromptContext",
     "PromptView",
+    "Record",
+    "RecordValue",
     "argument_values",
     "assistant",
     "check_prompts",
@@ -86,7 +90,7 @@ class Prompt:
 
 
 _CURSOR = "prompts_list_cursor"
-#: Every prompt in the order declared (duplicates too: checks.py names them).
+#: Every prompt in the order declared (duplicates too: E018 names them).
 _DECLARED: list[Prompt] = []
 
 
@@ -184,9 +188,16 @@ class PromptView(APIView):
     prompt: Prompt | None = None
 
 
-def _permitted(found: Prompt, context: CallContext) -> bool:
-    """Whether the caller's permissions let them see ``found`` (ADR 0006's
-    probe: a class that raises anything but a refusal cannot decide)."""
+def _permitted(
+    found: Prompt, context: CallContext, keys: frozenset[str] | None = None
+) -> bool:
+    """Whether the caller sees ``found``: its permission classes let them
+    in (ADR 0006's probe: a class that raises anything but a refusal cannot
+    decide), and each ``Record`` argument's template is listed to them
+    (``keys``: those listed, if known)."""
+    records = {a.record for a in found.arguments if a.record}
+    if records and not records <= (_record_keys(context) if keys is None else keys):
+        return False
     from frisian_mcp.invocation import _REFUSALS  # not loaded by django.setup()
 
     request: Any = Request(context.request)  # the caller, not authenticated again
@@ -205,10 +216,22 @@ def _permitted(found: Prompt, context: CallContext) -> bool:
         return not isinstance(exc.error, _REFUSALS)
 
 
+def _record_keys(context: CallContext) -> frozenset[str]:
+    """The resource keys of one-variable templates listed to the caller."""
+    from frisian_mcp import resources  # builds the registry: not at start-up
+
+    listed = resources.templates(context)
+    return frozenset(t.key for t in listed if len(t.variables) == 1)
+
+
 def visible(context: CallContext) -> list[Prompt]:
     """The prompts listed to the caller, in name order."""
     named = declared()
-    return [named[name] for name in sorted(named) if _permitted(named[name], context)]
+    keys = None
+    if any(a.record for p in named.values() for a in p.arguments):
+        keys = _record_keys(context)
+    shown = (named[name] for name in sorted(named))
+    return [p for p in shown if _permitted(p, context, keys)]
 
 
 def _seen(context: CallContext, name: object) -> Prompt:
@@ -266,8 +289,20 @@ def prompts_get(call: methods.MethodCall, params: JSONObject) -> JSONObject:
             "prompts/get needs a prompt name in params.name.", ErrorCode.UNKNOWN_PROMPT
         )
     found = _seen(call.context, name)
-    values = _converted(found, params.get("arguments"))
     context = PromptContext(call.context, call.registry)
+    values = _converted(found, params.get("arguments"))
+    for argument in found.arguments:
+        if argument.record and argument.name in values:
+            try:
+                values[argument.name] = context.record(
+                    argument.record, values[argument.name]
+                )
+            except ResourceNotFound:
+                _raise(
+                    f"argument `{argument.name}` names no record you can see.",
+                    ErrorCode.INVALID_ARGUMENT,
+                    argument=argument.name,
+                )
     try:
         returned = host_call(found.function, context, **values)
     except ToolError as exc:  # a tool the prompt called as the caller refused
@@ -314,37 +349,6 @@ def _converted(found: Prompt, given: object) -> dict[str, Any]:
     return values
 
 
-class PromptContext:
-    """What a prompt function is handed first: the caller, and their tools."""
-
-    def __init__(
-        self, context: CallContext, registry: Callable[[], ToolRegistry] | None = None
-    ) -> None:
-        self.call_context = context
-        self._registry = registry
-
-    @property
-    def user(self) -> Any:
-        """The caller (``AnonymousUser`` for an anonymous one)."""
-        return self.call_context.user or AnonymousUser()
-
-    @property
-    def request(self) -> Any:
-        """The endpoint's HTTP request."""
-        return self.call_context.request
-
-    def call_tool(self, name: str, arguments: Mapping[str, Any]) -> JSONObject:
-        """Run tool ``name`` as the caller: its ``structuredContent``.
-
-        A refusal (``ToolError``) not caught by the prompt answers
-        ``prompts/get`` as -32602 with the tool's error code.
-        """
-        from frisian_mcp.registry import get_registry
-
-        registry = (self._registry or get_registry)()
-        return registry.dispatch(name, dict(arguments), self.call_context)
-
-
 # -- for completion (completion/complete, ADR 0044) -----------------------------
 
 
@@ -355,7 +359,8 @@ def argument_values(
 
     A choice argument: its choices starting with ``value`` (case aside); an
     argument with ``complete=``: what the callable gives, run inside
-    :func:`host_call` and cut to 100; any other: ``[]``.
+    :func:`host_call` and cut to 100; any other (a ``Record`` argument
+    completes as its template's variable, :func:`record_argument`): ``[]``.
     """
     found = declared().get(prompt_name)
     if found is None or not _permitted(found, context):
@@ -380,4 +385,6 @@ def argument_values(
 
 def record_argument(prompt_name: str, argument_name: str) -> str | None:
     """The resource key of a ``Record`` argument, else ``None``."""
-    return None
+    found = declared().get(prompt_name)
+    arguments = found.arguments if found is not None else ()
+    return next((a.record for a in arguments if a.name == argument_name), None)

@@ -26,12 +26,14 @@ ERAS = ["2025-11-25", "2026-07-28"]
 SECRET = "Zq7SecretValue"
 ANONYMOUS = [
     "bad_block",
+    "book_card",
     "book_stats",
     "broken",
     "contact_summary",  # the demo's
     "conversation",
     "describe_book",
     "missing_tool",
+    "read_uri",
     "site_review",  # the demo's
     "undecided-prompt",
 ]
@@ -116,7 +118,8 @@ def test_the_listing_shows_the_callers_prompts_in_name_order(
     anonymous: PromptClient, client_for: Any
 ) -> None:
     assert anonymous.names() == ANONYMOUS
-    assert staff_client(client_for).names() == sorted([*ANONYMOUS, "staff_report"])
+    signed_in = sorted([*ANONYMOUS, "private_shelf", "staff_report"])
+    assert staff_client(client_for).names() == signed_in
 
 
 def test_the_listing_describes_each_argument(anonymous: PromptClient) -> None:

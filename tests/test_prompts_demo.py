@@ -19,9 +19,12 @@ def mcp(demo_data: None) -> MCPTestClient:
 
 
 def _texts(result: dict[str, object]) -> list[str]:
+    """Each message's text; an embedded record's JSON text."""
     messages = result["messages"]
     assert isinstance(messages, list)
-    return [m["content"]["text"] for m in messages]
+    return [
+        m["content"].get("text") or m["content"]["resource"]["text"] for m in messages
+    ]
 
 
 def test_site_review_shows_the_site_and_the_devices_the_list_shows(
@@ -33,6 +36,9 @@ def test_site_review_shows_the_site_and_the_devices_the_list_shows(
         "prompts/get", {"name": "site_review", "arguments": {"site": str(site.pk)}}
     )
     texts = _texts(result)
+    assert result["messages"][0]["content"]["resource"]["uri"] == (
+        f"drf://dcim__sites/{site.pk}"
+    )
     assert "Amsterdam DC1" in texts[0]
     names = Device.objects.filter(site=site).values_list("name", flat=True)
     assert all(name in texts[1] for name in names)
@@ -53,6 +59,9 @@ def test_contact_summary_reads_the_contact_as_the_caller(mcp: MCPTestClient) -> 
         {"name": "contact_summary", "arguments": {"contact": str(ada.pk)}},
     )
     texts = _texts(result)
+    assert result["messages"][0]["content"]["resource"]["uri"] == (
+        f"drf://contacts/{ada.pk}"
+    )
     assert "Lovelace" in texts[0]
     assert "two sentences" in texts[2]
 
@@ -63,4 +72,5 @@ def test_a_record_the_caller_cannot_find_is_refused(mcp: MCPTestClient) -> None:
             "prompts/get", {"name": "site_review", "arguments": {"site": "999999"}}
         )
     assert caught.value.code == -32602
+    assert caught.value.data == {"code": "invalid_argument", "argument": "site"}
     assert "999999" not in caught.value.response.content.decode()

@@ -1,6 +1,6 @@
 """The dcim app's prompts, discovered by frisian_mcp as the admin finds ``admin.py``.
 
-Each reads through the caller's own tools, so it shows no more than the
+Each reads through the caller's own views, so it shows no more than the
 caller's REST calls would (ADR 0044).
 """
 
@@ -10,28 +10,27 @@ import json
 from typing import Annotated, Any
 
 from demo_project.dcim.models import Device
-from frisian_mcp.prompts import PromptContext, prompt, user
+from frisian_mcp.prompts import PromptContext, Record, embed, prompt, user
 
 
 @prompt(title="Review a site")
 def site_review(
     context: PromptContext,
     *,
-    site: Annotated[int, "The site's id"],
+    site: Record("dcim__sites", "The site"),
     status: Annotated[Device.Status | None, "Only devices of this status"] = None,
 ) -> list[Any]:
     """Review a site and its devices: what runs there, and what needs attention."""
-    record = context.call_tool("dcim__sites__retrieve", {"id": site})
-    filters: dict[str, Any] = {"site": site}
+    filters: dict[str, Any] = {"site": site.data["id"]}
     if status is not None:
         filters["status"] = status.value
     devices = context.call_tool("dcim__devices__list", {"filters": filters})
+    more = "\n(More devices exist than this page.)" if devices["has_more"] else ""
     return [
-        user(f"The site, as the API shows it:\n{json.dumps(record, indent=2)}"),
+        embed(site),
         user(
-            "Its devices, as the device list shows them:\n"
-            f"{json.dumps(devices['results'], indent=2)}"
-            + ("\n(More devices exist than this page.)" if devices["has_more"] else "")
+            "The site's devices, as the device list shows them:\n"
+            f"{json.dumps(devices['results'], indent=2)}{more}"
         ),
         user(
             "Review this site for an operations hand-over: summarise what runs "

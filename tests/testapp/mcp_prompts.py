@@ -10,9 +10,17 @@ import enum
 from collections.abc import Iterable
 from typing import Annotated, Any, Literal
 
-from rest_framework.permissions import BasePermission, IsAdminUser
+from rest_framework.permissions import AllowAny, BasePermission, IsAdminUser
 
-from frisian_mcp.prompts import PromptContext, assistant, embed, prompt, user
+from frisian_mcp.prompts import (
+    PromptContext,
+    Record,
+    RecordValue,
+    assistant,
+    embed,
+    prompt,
+    user,
+)
 from tests.testapp.models import Book
 
 
@@ -103,3 +111,32 @@ def broken(context: PromptContext, *, secret: str = "") -> str:
 def bad_block(context: PromptContext) -> list[Any]:
     """Returns an image whose data is not base64."""
     return [{"type": "image", "data": "not base64!", "mimeType": "image/png"}]
+
+
+@prompt(permission_classes=[AllowAny])
+def book_card(
+    context: PromptContext, *, book: Record("testapp__books", "The book")
+) -> list[Any]:
+    """A book embedded as the caller reads it, and read again by its URI."""
+    again: RecordValue = context.read(book.uri)
+    return [embed(book), user(f"Title: {book.data['title']}"), assistant(again)]
+
+
+@prompt(permission_classes=[AllowAny])
+def private_shelf(
+    context: PromptContext, *, shelf: Record("testapp__private-shelves")
+) -> list[Any]:
+    """A shelf whose records only signed-in callers may read."""
+    return [embed(shelf)]
+
+
+@prompt
+def no_such_record(context: PromptContext, *, row: Record("testapp__nothing")) -> str:
+    """Its Record names no resource: never listed."""
+    return "unreachable"
+
+
+@prompt
+def read_uri(context: PromptContext, *, uri: str) -> list[Any]:
+    """Reads whatever URI it is given, as the caller."""
+    return [embed(context.read(uri))]
