@@ -48,6 +48,8 @@ WITHOUT_UPDATES = {
     "tests.test_pagination_patterns": "list and create views only",
     "tests.regressions.test_inner_request_headers": "one APIView that reads",
     "tests.urls_resources": "read-only views (tests/test_resources.py)",
+    "tests.urls_completion": "read-only views (tests/test_completion.py)",
+    "tests.urls_completion_none": "one list view (tests/test_completion.py)",
 }
 #: Every other URLconf the suite mounts (tests.urls_scale has a test below).
 URLCONFS = [name for name in urlconfs() if name not in WITHOUT_UPDATES]
