@@ -24,16 +24,9 @@ class FrisianMCPConfig(AppConfig):
         """
         from django.utils.module_loading import autodiscover_modules
 
-        from frisian_mcp import (  # noqa: F401
-            checks,
-            completion,
-            hooks,
-            levels,
-            prompts,
-            resources,
-            rights,
-            warmup,
-        )
+        # Resources and completion register their methods when the endpoint
+        # module loads (jsonrpc): django.setup() alone builds no registry.
+        from frisian_mcp import checks, hooks, levels, prompts, rights, warmup  # noqa: F401
 
         autodiscover_modules("mcp_prompts")
         rights.watch_permissions()

@@ -16,7 +16,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from frisian_mcp import __version__, hooks, methods, tokens
+# completion and resources register methods of their own (methods.py).
+from frisian_mcp import __version__, completion, hooks, methods, resources, tokens  # noqa: F401
 from frisian_mcp.conf import mcp_settings
 from frisian_mcp.exceptions import (
     InputRequired,
