@@ -40,15 +40,15 @@ PROFILES = ("2025-11-25", "2026-07-28")
 
 
 def _tool(name: str) -> str:
-    return f"calls the suite's fixture tool {name}, which the demo does not serve"
+    return f"needs the suite's fixture tool {name}"
 
 
 def _prompt(name: str) -> str:
-    return f"gets the suite's fixture prompt {name}, which the demo does not declare"
+    return f"needs the suite's fixture prompt {name}"
 
 
 def _resource(uri: str) -> str:
-    return f"reads the suite's fixture resource {uri}, which the demo does not serve"
+    return f"needs the suite's fixture resource {uri}"
 
 
 ISSUE_28 = "not served yet (issue 28, ADR 0043 and 0044)"
@@ -90,7 +90,7 @@ _FAILING_BOTH = {
     "tools-call-mixed-content": _tool("test_multiple_content_types"),
     "tools-call-error": _tool("test_error_handling"),
     "tools-call-with-progress": _tool("test_tool_with_progress"),
-    "json-schema-2020-12": _tool("json_schema_2020_12_tool") + " (pending)",
+    "json-schema-2020-12": _tool("json_schema_2020_12_tool"),
     "resources-read-text": _resource("test://static-text"),
     "resources-read-binary": _resource("test://static-binary"),
     "resources-templates-read": _resource("test://template/123/data"),
@@ -100,8 +100,8 @@ _FAILING_BOTH = {
     "prompts-get-with-image": _prompt("test_prompt_with_image"),
 }
 
-_INPUT_REQUIRED = _tool("test_input_required_result_*") + " (SEP-2322 fixtures)"
-_TASKS = "the tasks extension (not scored): " + _tool("test_tool_with_task")
+_INPUT_REQUIRED = _tool("test_input_required_result_*") + " (SEP-2322)"
+_TASKS = "the tasks extension, not served; " + _tool("test_tool_with_task")
 
 #: Scenarios expected to fail, per requirement set, with the reason.
 FAILING: dict[str, dict[str, str]] = {
@@ -121,8 +121,9 @@ FAILING: dict[str, dict[str, str]] = {
     "2026-07-28": {
         **_FAILING_BOTH,
         "server-stateless": (
-            "4 of its checks call the suite's diagnostic tools test_missing_capability,"
-            " test_streaming_elicitation and test_logging_tool; the rest pass"
+            "4 of its 25 checks need the suite's diagnostic tools"
+            " test_missing_capability, test_streaming_elicitation and"
+            " test_logging_tool; the others pass"
         ),
         "caching": ISSUE_28
         + ": prompts/list, resources/list, resources/templates/list",
@@ -136,7 +137,7 @@ FAILING: dict[str, dict[str, str]] = {
         "input-required-result-tampered-state": _INPUT_REQUIRED,
         "input-required-result-capability-check": _INPUT_REQUIRED,
         "input-required-result-non-tool-request": (
-            _prompt("test_input_required_result_prompt") + " (SEP-2322 fixture)"
+            _prompt("test_input_required_result_prompt") + " (SEP-2322)"
         ),
         "tasks-lifecycle": _TASKS,
         "tasks-capability-negotiation": _TASKS,
@@ -148,13 +149,13 @@ FAILING: dict[str, dict[str, str]] = {
         "tasks-required-task-error": _TASKS,
         "tasks-mrtr-composition": _TASKS,
         "http-header-validation": (
-            "pending: one check calls the first listed tool with no arguments and"
-            " wants a success; the demo's first tool, attachments__create, needs"
-            " contact and file, and -32602 is its answer; the other checks pass"
+            "one of its 14 checks calls the first listed tool with no arguments"
+            " and wants a success; the demo's attachments__create needs contact"
+            " and file, so -32602 is the right answer; the others pass"
         ),
         "http-custom-header-server-validation": (
-            "pending: needs a tool with x-mcp-header annotations (SEP-2243),"
-            " which the demo does not declare"
+            "needs a tool with x-mcp-header annotations (SEP-2243), which the"
+            " demo does not declare"
         ),
     },
 }
