@@ -38,6 +38,8 @@ from tests.live import demo_database, serve
 pytestmark = pytest.mark.live
 
 MODES = pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+#: The revisions each client mode may end up speaking.
+ERAS = {"legacy": {"2025-11-25"}, "2026-07-28": {"2026-07-28"}}
 TEMPLATE = "drf://contacts/{id}"
 PROMPT = "contact_devices"
 ADA = "ada.lovelace@example.com"
@@ -49,6 +51,7 @@ class Demo:
     def __init__(self, base: str, log: Path) -> None:
         self.url = base + "/mcp"
         self.log = log
+        self.declared: dict[str, types.ServerCapabilities] = {}
         found = httpx.get(
             f"{base}/api/contacts/",
             params={"search": ADA},
@@ -63,7 +66,7 @@ class Demo:
         """Run ``body`` with a connected client; show the server log on failure."""
 
         async def main() -> None:
-            with anyio.fail_after(30):
+            with anyio.fail_after(60):
                 http = httpx2.AsyncClient(
                     headers={"Authorization": f"Token {DEMO_TOKEN}"}
                 )
@@ -78,14 +81,19 @@ class Demo:
             raise
 
     def capabilities(self, mode: str) -> types.ServerCapabilities:
-        """What the server declares in ``mode`` (``initialize`` or discovery)."""
-        declared: list[types.ServerCapabilities] = []
+        """What the server declares in ``mode``'s era.
 
-        async def body(client: Client) -> None:
-            declared.append(client.server_capabilities)
+        A client pinned to 2026-07-28 asks nothing before its first request,
+        so it knows no capabilities: ``auto`` asks ``server/discover``.
+        """
+        if mode not in self.declared:
 
-        self.run(mode, body)
-        return declared[0]
+            async def body(client: Client) -> None:
+                assert client.protocol_version in ERAS[mode], client.protocol_version
+                self.declared[mode] = client.server_capabilities
+
+            self.run("legacy" if mode == "legacy" else "auto", body)
+        return self.declared[mode]
 
 
 @pytest.fixture(scope="module")
