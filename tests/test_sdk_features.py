@@ -172,7 +172,7 @@ def test_the_sdk_gets_the_contact_devices_prompt(demo: Demo, mode: str) -> None:
 
 
 @MODES
-def test_the_sdk_completes_ada_to_her_id(demo: Demo, mode: str) -> None:
+def test_the_sdk_completes_the_templates_id(demo: Demo, mode: str) -> None:
     needs(demo, mode, "completions")
 
     async def body(client: Client) -> None:
@@ -181,6 +181,15 @@ def test_the_sdk_completes_ada_to_her_id(demo: Demo, mode: str) -> None:
         assert demo.ada in done.completion.values, done
         assert len(done.completion.values) <= 100, done
 
+    demo.run(mode, body)
+
+
+@MODES
+def test_the_sdk_completes_the_prompts_contact(demo: Demo, mode: str) -> None:
+    needs(demo, mode, "completions")
+    needs(demo, mode, "prompts")
+
+    async def body(client: Client) -> None:
         prompt = types.PromptReference(type="ref/prompt", name=PROMPT)
         done = await client.complete(prompt, {"name": "contact", "value": "ada"})
         assert demo.ada in done.completion.values, done
