@@ -7,15 +7,21 @@ Against the demo served by gunicorn, in both protocol eras (``legacy``: the
 - lists the resource templates, finds ``drf://contacts/{id}`` (ADR 0043)
   and reads Ada Lovelace's record through it, the REST representation as
   ``application/json``;
-- lists the prompts, finds the demo's ``contact_devices`` with its required
-  ``contact`` argument (ADR 0044) and gets it for Ada, her record embedded
-  as a resource;
-- completes the template's ``id`` and the prompt's ``contact`` from "ada"
-  to Ada's id, through the contacts list view's search.
+- lists the prompts, finds the demo's ``contact_summary`` with its required
+  ``contact`` argument (ADR 0044) and gets it for Ada;
+- completes the template's ``id`` from "ada" to Ada's id, through the
+  contacts list view's search.
+
+Two things ADR 0044 describes are expected to fail, strictly, until they
+are served: the demo's contact prompt embedding the contact as a resource,
+and its ``contact`` argument completing as the template's variable. Both
+need a ``Record("contacts")`` argument, and the demo's prompt takes a plain
+string (``frisian_mcp.prompts.record_argument`` answers ``None`` for every
+argument so far).
 
 Each test needs a capability the server declares (``resources``,
 ``prompts``, ``completions``): where the server does not declare it, the
-test skips, so the file runs for real from the moment the feature is served.
+test skips.
 """
 
 from __future__ import annotations
@@ -41,7 +47,14 @@ MODES = pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
 #: The revisions each client mode may end up speaking.
 ERAS = {"legacy": {"2025-11-25"}, "2026-07-28": {"2026-07-28"}}
 TEMPLATE = "drf://contacts/{id}"
-PROMPT = "contact_devices"
+PROMPT = "contact_summary"
+#: Why the demo's contact prompt neither embeds nor completes its contact.
+NOT_A_RECORD = (
+    "ADR 0044: the demo's contact prompt takes Record('contacts'), embedded as"
+    " a resource and completed as drf://contacts/{id}'s variable; the demo's"
+    " contact_summary takes contact as a plain str, and"
+    " frisian_mcp.prompts.record_argument answers None"
+)
 ADA = "ada.lovelace@example.com"
 
 
@@ -144,7 +157,7 @@ def test_the_sdk_reads_a_contact_through_its_template(demo: Demo, mode: str) -> 
 
 
 @MODES
-def test_the_sdk_gets_the_contact_devices_prompt(demo: Demo, mode: str) -> None:
+def test_the_sdk_gets_the_contact_prompt(demo: Demo, mode: str) -> None:
     needs(demo, mode, "prompts")
 
     async def body(client: Client) -> None:
@@ -156,14 +169,26 @@ def test_the_sdk_gets_the_contact_devices_prompt(demo: Demo, mode: str) -> None:
 
         got = await client.get_prompt(PROMPT, {"contact": demo.ada})
         assert got.messages, got
+        assert all(message.role == "user" for message in got.messages), got
+        assert ADA in got.model_dump_json(), got
+
+    demo.run(mode, body)
+
+
+@MODES
+@pytest.mark.xfail(reason=NOT_A_RECORD, strict=True)
+def test_the_contact_prompt_embeds_the_contact(demo: Demo, mode: str) -> None:
+    needs(demo, mode, "prompts")
+
+    async def body(client: Client) -> None:
+        got = await client.get_prompt(PROMPT, {"contact": demo.ada})
         embedded = [
             message.content.resource
             for message in got.messages
             if isinstance(message.content, types.EmbeddedResource)
         ]
-        assert [str(r.uri) for r in embedded].count(
-            f"drf://contacts/{demo.ada}"
-        ) == 1, got
+        uris = [str(resource.uri) for resource in embedded]
+        assert uris.count(f"drf://contacts/{demo.ada}") == 1, got
         (ada,) = (r for r in embedded if str(r.uri).endswith(demo.ada))
         assert isinstance(ada, types.TextResourceContents), ada
         assert _record(ada.text)["email"] == ADA
@@ -185,6 +210,7 @@ def test_the_sdk_completes_the_templates_id(demo: Demo, mode: str) -> None:
 
 
 @MODES
+@pytest.mark.xfail(reason=NOT_A_RECORD, strict=True)
 def test_the_sdk_completes_the_prompts_contact(demo: Demo, mode: str) -> None:
     needs(demo, mode, "completions")
     needs(demo, mode, "prompts")
