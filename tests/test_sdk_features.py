@@ -8,20 +8,14 @@ Against the demo served by gunicorn, in both protocol eras (``legacy``: the
   and reads Ada Lovelace's record through it, the REST representation as
   ``application/json``;
 - lists the prompts, finds the demo's ``contact_summary`` with its required
-  ``contact`` argument (ADR 0044) and gets it for Ada;
-- completes the template's ``id`` from "ada" to Ada's id, through the
-  contacts list view's search.
+  ``contact`` argument, a ``Record("contacts")`` (ADR 0044), and gets it
+  for Ada, her record embedded as a resource;
+- completes the template's ``id`` and the prompt's ``contact`` from "ada"
+  to Ada's id, through the contacts list view's search.
 
-Two things ADR 0044 describes are expected to fail, strictly, until they
-are served: the demo's contact prompt embedding the contact as a resource,
-and its ``contact`` argument completing as the template's variable. Both
-need a ``Record("contacts")`` argument, and the demo's prompt takes a plain
-string (``frisian_mcp.prompts.record_argument`` answers ``None`` for every
-argument so far).
-
-Each test needs a capability the server declares (``resources``,
-``prompts``, ``completions``): where the server does not declare it, the
-test skips.
+Each test first checks that the server declares the capability it uses
+(``resources``, ``prompts``, ``completions``), as ``initialize`` or
+``server/discover`` tells the client.
 """
 
 from __future__ import annotations
@@ -48,13 +42,6 @@ MODES = pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
 ERAS = {"legacy": {"2025-11-25"}, "2026-07-28": {"2026-07-28"}}
 TEMPLATE = "drf://contacts/{id}"
 PROMPT = "contact_summary"
-#: Why the demo's contact prompt neither embeds nor completes its contact.
-NOT_A_RECORD = (
-    "ADR 0044: the demo's contact prompt takes Record('contacts'), embedded as"
-    " a resource and completed as drf://contacts/{id}'s variable; the demo's"
-    " contact_summary takes contact as a plain str, and"
-    " frisian_mcp.prompts.record_argument answers None"
-)
 ADA = "ada.lovelace@example.com"
 
 
@@ -119,9 +106,9 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Demo]:
 
 
 def needs(demo: Demo, mode: str, capability: str) -> None:
-    """Skip unless the server declares ``capability`` in ``mode``."""
-    if getattr(demo.capabilities(mode), capability) is None:
-        pytest.skip(f"the server does not declare {capability!r} yet (issue 28)")
+    """Check that the server declares ``capability`` in ``mode``'s era."""
+    declared = demo.capabilities(mode)
+    assert getattr(declared, capability) is not None, declared
 
 
 def _record(text: str) -> dict[str, Any]:
@@ -176,7 +163,6 @@ def test_the_sdk_gets_the_contact_prompt(demo: Demo, mode: str) -> None:
 
 
 @MODES
-@pytest.mark.xfail(reason=NOT_A_RECORD, strict=True)
 def test_the_contact_prompt_embeds_the_contact(demo: Demo, mode: str) -> None:
     needs(demo, mode, "prompts")
 
@@ -210,7 +196,6 @@ def test_the_sdk_completes_the_templates_id(demo: Demo, mode: str) -> None:
 
 
 @MODES
-@pytest.mark.xfail(reason=NOT_A_RECORD, strict=True)
 def test_the_sdk_completes_the_prompts_contact(demo: Demo, mode: str) -> None:
     needs(demo, mode, "completions")
     needs(demo, mode, "prompts")
