@@ -44,8 +44,11 @@ import os
 import statistics
 import sys
 import time
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
+
+from django.http import StreamingHttpResponse
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -121,7 +124,16 @@ class Bench:
         gc.collect()
         start, cpu = time.perf_counter(), time.process_time()
         response = self.client.post("/mcp", data=data, content_type="application/json")
-        raw = b"".join(response.streaming_content) if response.streaming else None
+        raw = (
+            b"".join(
+                cast(
+                    Iterable[bytes],
+                    cast(StreamingHttpResponse, response).streaming_content,
+                )
+            )
+            if response.streaming
+            else None
+        )
         seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
         if raw is None:
             if token is not None:

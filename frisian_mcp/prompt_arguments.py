@@ -29,7 +29,9 @@ _BOOLEANS = {"true": True, "false": False}
 
 @dataclass(frozen=True)
 class Record:
-    """``contact: Record("contacts")``: an argument naming one record.
+    """``contact: Annotated[RecordValue, Record("contacts")]`` (or, where no
+    type checker reads the module, ``contact: Record("contacts")``): an
+    argument naming one record.
 
     ``key`` is a resource key (ADR 0043) whose template has one variable;
     the argument's value is that variable, and the function receives the
@@ -121,6 +123,8 @@ def _argument(where: str, name: str, hint: Any, required: bool) -> Argument:
     if get_origin(hint) is Annotated:
         hint, *extras = get_args(hint)
         description = next((e for e in extras if isinstance(e, str)), None)
+        # Annotated[RecordValue, Record("contacts")]: the typed spelling.
+        hint = next((e for e in extras if isinstance(e, Record)), hint)
     if get_origin(hint) in (Union, types.UnionType):
         kept = [arg for arg in get_args(hint) if arg is not type(None)]
         hint = kept[0] if len(kept) == 1 else hint

@@ -5,8 +5,7 @@ as the admin does ``admin.py``; each decorated function becomes a prompt,
 its keyword-only parameters its arguments. ``prompts/list`` shows a caller
 the prompts their permission classes let in, ``prompts/get`` converts the
 string arguments, runs the function inside :func:`host_call` and checks
-its messages (:mod:`~frisian_mcp.prompt_messages`). No prompt declared, no
-``prompts`` capability.
+its messages (:mod:`~frisian_mcp.prompt_messages`). No prompt, no capability.
 """
 
 from __future__ import annotations
@@ -15,7 +14,7 @@ import inspect
 import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar, overload
 
 from django.contrib.auth.models import AnonymousUser
 from django.core import checks
@@ -92,8 +91,19 @@ class Prompt:
 _CURSOR = "prompts_list_cursor"
 #: Every prompt in the order declared (duplicates too: E018 names them).
 _DECLARED: list[Prompt] = []
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 
+@overload
+def prompt(function: _F, /) -> _F: ...
+@overload
+def prompt(
+    *,
+    name: str | None = None,
+    title: str | None = None,
+    permission_classes: Sequence[type[Any]] | None = None,
+    complete: Mapping[str, Callable[..., Iterable[object]]] | None = None,
+) -> Callable[[_F], _F]: ...
 def prompt(
     function: Callable[..., Any] | None = None,
     /,

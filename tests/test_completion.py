@@ -60,8 +60,8 @@ def complete(
     }
     if known:
         params["context"] = {"arguments": known}
-    result: dict[str, Any] = mcp.request("completion/complete", params)
-    return result["completion"]
+    result: dict[str, Any] = mcp.request("completion/complete", params)["completion"]
+    return result
 
 
 def refused(mcp: MCPTestClient, params: dict[str, Any]) -> MCPError:
@@ -281,10 +281,10 @@ def test_prompt_arguments_complete_by_their_kind(era: str) -> None:
     mcp = client_as("user", era)
 
     def values(argument: str, value: str) -> dict[str, Any]:
-        found = mcp.request(
+        found: dict[str, Any] = mcp.request(
             "completion/complete", prompt_ref("describe_book", argument, value)
-        )
-        return found["completion"]
+        )["completion"]
+        return found
 
     # A choice: those that start with the value, case aside.
     assert values("tone", "B") == {"values": ["brief"], "total": 1, "hasMore": False}

@@ -9,6 +9,7 @@ with the session and its CSRF token. The prompts are the test app's
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -102,7 +103,7 @@ def test_get_from_the_page_returns_the_messages() -> None:
     with settings_with():
         mcp = from_the_page(person(csrf=True))
         body = get_body("describe_book", {"title": "Kaas", "tone": "full"})
-        reply = mcp.post(body).json()["result"]
+        reply = json.loads(mcp.post(body).content)["result"]
     assert reply["messages"][0]["role"] == "user"
     assert reply["messages"][0]["content"]["text"].startswith("Kaas | 1 | False")
 
@@ -122,8 +123,8 @@ def test_an_argument_completes_as_typed() -> None:
 def test_a_hidden_prompt_gets_the_answer_of_an_unknown_one() -> None:
     with settings_with():
         mcp = from_the_page(person(csrf=True))
-        hidden = mcp.post(get_body("staff_report", {})).json()["error"]
-        unknown = mcp.post(get_body("no_such_prompt", {})).json()["error"]
+        hidden = json.loads(mcp.post(get_body("staff_report", {})).content)["error"]
+        unknown = json.loads(mcp.post(get_body("no_such_prompt", {})).content)["error"]
     assert hidden["code"] == unknown["code"] == -32602
     assert hidden["data"]["code"] == unknown["data"]["code"] == "unknown_prompt"
     assert "staff_report" not in str(hidden)
@@ -134,7 +135,7 @@ def test_a_bad_argument_is_named_and_its_value_not_echoed() -> None:
         mcp = from_the_page(person(csrf=True))
         body = get_body("describe_book", {"title": "t", "copies": "<b>many</b>"})
         response = mcp.post(body)
-    error = response.json()["error"]
+    error = json.loads(response.content)["error"]
     assert error["data"]["argument"] == "copies"  # the script marks its field
     assert b"many" not in response.content
 
@@ -147,7 +148,7 @@ def test_get_without_the_csrf_token_is_refused() -> None:
         mcp.headers["X-CSRFToken"] = token
         accepted = mcp.post(get_body("describe_book", {"title": "Kaas"}))
     assert refused.status_code == 403
-    assert refused.json()["error"]["code"] == -32600
+    assert json.loads(refused.content)["error"]["code"] == -32600
     assert b"Kaas" not in refused.content
     assert b"Kaas" in accepted.content
 

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterable, Iterator
+from typing import Any, cast
 
 import pytest
+from django.http import StreamingHttpResponse
 from django.test import Client
 from django.urls import reverse
 
@@ -158,7 +159,8 @@ def test_a_view_with_its_own_create_reports_each_item() -> None:
     response = call(
         "testapp__audited-publishers__create", {"objects": objects}, progressToken="p"
     )
-    found = messages(b"".join(response.streaming_content))
+    streamed = cast(StreamingHttpResponse, response).streaming_content
+    found = messages(b"".join(cast(Iterable[bytes], streamed)))
     progress = progress_of(found)
     assert 5 <= len(progress) <= 20
     assert progress[-1]["progress"] == 30
@@ -180,7 +182,8 @@ def test_a_bulk_failing_midway_ends_with_the_error_and_writes_nothing(
         progressToken="f",
     )
     assert response.streaming
-    found = messages(b"".join(response.streaming_content))
+    streamed = cast(StreamingHttpResponse, response).streaming_content
+    found = messages(b"".join(cast(Iterable[bytes], streamed)))
     assert [p["progress"] for p in progress_of(found)] == [1, 2, 3]
     assert found[-1]["id"] == 7
     assert found[-1]["error"]["code"] == -32602
@@ -199,7 +202,8 @@ def test_an_unexpected_failure_midway_ends_the_stream_with_internal_error(
 
     monkeypatch.setattr(notices.Channel, "advance", failing)
     response = call("contacts__create", {"objects": contacts(10)}, progressToken="u")
-    found = messages(b"".join(response.streaming_content))
+    streamed = cast(StreamingHttpResponse, response).streaming_content
+    found = messages(b"".join(cast(Iterable[bytes], streamed)))
     assert [p["progress"] for p in progress_of(found)] == [1, 2, 3, 4]
     error = found[-1]["error"]
     assert error["code"] == -32603
@@ -281,7 +285,9 @@ def test_closing_the_stream_cancels_only_in_2026_07_28(
     response = call(
         "contacts__create", {"objects": contacts(30)}, modern=modern, progressToken="c"
     )
-    stream = iter(response.streaming_content)
+    stream = iter(
+        cast(Iterable[bytes], cast(StreamingHttpResponse, response).streaming_content)
+    )
     while b"notifications/progress" not in next(stream):
         pass
     response.close()
@@ -335,7 +341,9 @@ def test_notifications_cancelled_stops_a_handshake_era_call(
     response = client.post(
         path, json.dumps(body), content_type="application/json", headers=headers
     )
-    stream = iter(response.streaming_content)
+    stream = iter(
+        cast(Iterable[bytes], cast(StreamingHttpResponse, response).streaming_content)
+    )
     while b"notifications/progress" not in next(stream):
         pass
     cancel = {
@@ -362,7 +370,7 @@ def test_a_cancel_of_another_request_changes_nothing() -> None:
     client.force_login(get_user_model().objects.create_user("ada", password="pw"))
     headers = {"Accept": BOTH, "MCP-Protocol-Version": "2025-11-25"}
     path = reverse("frisian_mcp:endpoint")
-    cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled"}
+    cancel: dict[str, Any] = {"jsonrpc": "2.0", "method": "notifications/cancelled"}
     cancel["params"] = {"requestId": 8}
     client.post(
         path, json.dumps(cancel), content_type="application/json", headers=headers
@@ -380,7 +388,8 @@ def test_a_cancel_of_another_request_changes_nothing() -> None:
     response = client.post(
         path, json.dumps(body), content_type="application/json", headers=headers
     )
-    found = messages(b"".join(response.streaming_content))
+    streamed = cast(StreamingHttpResponse, response).streaming_content
+    found = messages(b"".join(cast(Iterable[bytes], streamed)))
     assert found[-1]["id"] == 7
     assert Contact.objects.count() == 30
 
@@ -402,7 +411,8 @@ def test_a_bulk_update_reports_each_entry_checked() -> None:
         response = call(
             "sites__bulk_partial_update", {"objects": objects}, progressToken="b"
         )
-        found = messages(b"".join(response.streaming_content))
+        streamed = cast(StreamingHttpResponse, response).streaming_content
+    found = messages(b"".join(cast(Iterable[bytes], streamed)))
     progress = progress_of(found)
     assert [p["progress"] for p in progress] == list(range(1, 11))
     assert progress[-1]["message"] == "checked 10 of 10 rows"

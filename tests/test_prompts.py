@@ -8,6 +8,7 @@ a client does, under 2025-11-25's handshake and 2026-07-28's per-request
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -346,7 +347,7 @@ def test_a_modern_get_mirrors_the_prompt_name() -> None:
     }
     response = mcp.post(body, headers={"Mcp-Method": "prompts/get"})  # no Mcp-Name
     assert response.status_code == 400
-    assert response.json()["error"]["code"] == -32020
+    assert json.loads(response.content)["error"]["code"] == -32020
 
 
 # -- for completion ---------------------------------------------------------------

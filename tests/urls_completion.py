@@ -10,7 +10,8 @@ from django.db.models import QuerySet
 from django.urls import URLPattern, URLResolver, include, path
 from rest_framework import filters, permissions, throttling, viewsets
 from rest_framework.request import Request
-from rest_framework_nested.routers import DefaultRouter, NestedSimpleRouter
+from rest_framework.routers import DefaultRouter
+from rest_framework_nested.routers import NestedSimpleRouter
 
 from tests.testapp.models import Book, Publisher
 from tests.testapp.serializers import BookSerializer, PublisherSerializer

@@ -9,14 +9,14 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from frisian_mcp.exceptions import ToolError
-from frisian_mcp.prompts import PromptContext, Record, embed, prompt, user
+from frisian_mcp.prompts import PromptContext, Record, RecordValue, embed, prompt, user
 
 
 @prompt(title="Summarise a contact")
 def contact_summary(
     context: PromptContext,
     *,
-    contact: Record("contacts", "The contact"),
+    contact: Annotated[RecordValue, Record("contacts", "The contact")],
     tone: Annotated[Literal["brief", "full"], "How much to write"] = "brief",
 ) -> list[Any]:
     """Summarise a contact and the files kept with them."""

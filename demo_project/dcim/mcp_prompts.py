@@ -10,14 +10,14 @@ import json
 from typing import Annotated, Any
 
 from demo_project.dcim.models import Device
-from frisian_mcp.prompts import PromptContext, Record, embed, prompt, user
+from frisian_mcp.prompts import PromptContext, Record, RecordValue, embed, prompt, user
 
 
 @prompt(title="Review a site")
 def site_review(
     context: PromptContext,
     *,
-    site: Record("dcim__sites", "The site"),
+    site: Annotated[RecordValue, Record("dcim__sites", "The site")],
     status: Annotated[Device.Status | None, "Only devices of this status"] = None,
 ) -> list[Any]:
     """Review a site and its devices: what runs there, and what needs attention."""

@@ -115,7 +115,9 @@ def bad_block(context: PromptContext) -> list[Any]:
 
 @prompt(permission_classes=[AllowAny])
 def book_card(
-    context: PromptContext, *, book: Record("testapp__books", "The book")
+    context: PromptContext,
+    *,
+    book: Annotated[RecordValue, Record("testapp__books", "The book")],
 ) -> list[Any]:
     """A book embedded as the caller reads it, and read again by its URI."""
     again: RecordValue = context.read(book.uri)
@@ -124,14 +126,18 @@ def book_card(
 
 @prompt(permission_classes=[AllowAny])
 def private_shelf(
-    context: PromptContext, *, shelf: Record("testapp__private-shelves")
+    context: PromptContext,
+    *,
+    shelf: Annotated[RecordValue, Record("testapp__private-shelves")],
 ) -> list[Any]:
     """A shelf whose records only signed-in callers may read."""
     return [embed(shelf)]
 
 
 @prompt
-def no_such_record(context: PromptContext, *, row: Record("testapp__nothing")) -> str:
+def no_such_record(
+    context: PromptContext, *, row: Annotated[RecordValue, Record("testapp__nothing")]
+) -> str:
     """Its Record names no resource: never listed."""
     return "unreachable"
 
