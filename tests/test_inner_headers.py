@@ -183,3 +183,22 @@ def test_the_hosts_middleware_compresses_the_endpoints_answer() -> None:
             assert data == plain
         else:
             assert result["structuredContent"] == json.loads(plain), tool
+
+
+@override_settings(MIDDLEWARE=middleware("django.middleware.gzip.GZipMiddleware"))
+def test_the_test_client_reads_a_compressed_answer() -> None:
+    """A host's GZipMiddleware compresses any answer over 200 bytes, an
+    initialize with instructions too: the testing extra decodes it."""
+    options = {"REQUIRE_AUTHENTICATION": False, "SERVER_INSTRUCTIONS": "x " * 200}
+    with override_settings(FRISIAN_MCP=options):
+        client = MCPTestClient(headers=OUTER)
+        response = client.post(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {"protocolVersion": "2025-11-25", "capabilities": {}},
+            }
+        )
+        assert response["Content-Encoding"] == "gzip"
+        assert client.initialize()["instructions"] == "x " * 200

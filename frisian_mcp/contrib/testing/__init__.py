@@ -9,6 +9,7 @@ only (ADR 0021).
 from __future__ import annotations
 
 import base64
+import gzip
 import itertools
 import json
 from collections.abc import Mapping
@@ -202,7 +203,10 @@ def _header_value(value: str) -> str:
 
 def _decode(response: HttpResponse) -> Any:
     content_type = response.get("Content-Type", "")
-    body = response.content.decode()
+    raw = response.content
+    if response.get("Content-Encoding") == "gzip":  # a host's GZipMiddleware
+        raw = gzip.decompress(raw)
+    body = raw.decode()
     if content_type.startswith("text/event-stream"):
         messages = [
             json.loads(line[len("data: ") :])
