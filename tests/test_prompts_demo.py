@@ -46,7 +46,10 @@ def test_site_review_shows_the_site_and_the_devices_the_list_shows(
     filtered = _texts(
         mcp.request(
             "prompts/get",
-            {"name": "site_review", "arguments": {"site": "1", "status": "planned"}},
+            {
+                "name": "site_review",
+                "arguments": {"site": str(site.pk), "status": "planned"},
+            },
         )
     )
     assert "ams-core-01" not in filtered[1]
