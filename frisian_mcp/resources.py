@@ -12,8 +12,9 @@ from __future__ import annotations
 import re
 import weakref
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 from urllib.parse import quote, unquote_to_bytes, urlsplit
 
@@ -39,7 +40,8 @@ from frisian_mcp.tools import Tool
 from frisian_mcp.types import Call, CallContext, ErrorCode, JSONObject, Kind
 from frisian_mcp.visibility import Visibility
 
-__all__ = ["JSON", "Template", "clash_warnings", "read", "template_for", "templates"]
+__all__ = ["JSON", "Template", "clash_warnings", "listed", "read", "template_for",
+           "templates"]  # fmt: skip
 
 JSON = "application/json"
 _TEMPLATES_CURSOR = "resources_templates_cursor"
@@ -74,13 +76,15 @@ def templates(
     context: CallContext | None, registry: ToolRegistry | None = None
 ) -> list[Template]:
     """The templates (with variables) listed to the caller of ``context``."""
-    registry = registry or get_registry()
-    seen = registry.visible(context)
-    return [
-        t
-        for t in _templates(registry)
-        if t.variables and _listed(registry, t, seen, context) is not None
-    ]
+    return [t for _, _, t in _shown(context, registry or get_registry(), True)]
+
+
+def listed(
+    context: CallContext | None, registry: ToolRegistry | None = None
+) -> list[Template]:
+    """The resources ``resources/list`` lists to the caller of ``context``:
+    templates without variables, each the one URI ``uri(())``."""
+    return [t for _, _, t in _shown(context, registry or get_registry(), False)]
 
 
 def template_for(key: str, registry: ToolRegistry | None = None) -> Template | None:
@@ -169,25 +173,12 @@ def _declared(registry: Callable[[], ToolRegistry]) -> JSONObject | None:
 
 @methods.method("resources/templates/list", "resources")
 def _list_templates(call: methods.MethodCall, params: JSONObject) -> JSONObject:
-    entries, following = _page(call, params, _TEMPLATES_CURSOR, templated=True)
-    listed = [
-        {"uriTemplate": t.uri_template, **_described(tool, t, call)}
-        for tool, t in entries
-    ]
-    result: JSONObject = {"resourceTemplates": listed}
-    if following is not None:
-        result["nextCursor"] = tokens.cursor(_TEMPLATES_CURSOR, following)
-    return call.cacheable(result)
+    return _page(call, params, _TEMPLATES_CURSOR, "resourceTemplates")
 
 
 @methods.method("resources/list", "resources")
 def _list_resources(call: methods.MethodCall, params: JSONObject) -> JSONObject:
-    entries, following = _page(call, params, _LIST_CURSOR, templated=False)
-    listed = [{"uri": t.uri(()), **_described(tool, t, call)} for tool, t in entries]
-    result: JSONObject = {"resources": listed}
-    if following is not None:
-        result["nextCursor"] = tokens.cursor(_LIST_CURSOR, following)
-    return call.cacheable(result)
+    return _page(call, params, _LIST_CURSOR, "resources")
 
 
 @methods.method("resources/read", "resources")
@@ -208,34 +199,39 @@ def _read(call: methods.MethodCall, params: JSONObject) -> JSONObject:
 
 
 def _page(
-    call: methods.MethodCall, params: JSONObject, purpose: str, *, templated: bool
-) -> tuple[list[tuple[Tool, Template]], int | None]:
-    """One page from the cursor's offset, and the next page's offset.
-
-    Offsets count every template, so a page probes only those it walks past
-    (as ``tools/list``, :meth:`ToolRegistry.page`).
-    """
+    call: methods.MethodCall, params: JSONObject, purpose: str, key: str
+) -> JSONObject:
+    """One page of ``key`` from the cursor's offset, and its ``nextCursor``."""
     cursor = params.get("cursor")
     offset = 0 if cursor is None else tokens.read_cursor(purpose, cursor)
     size = max(1, mcp_settings.TOOLS_LIST_PAGE_SIZE)
-    registry, context = call.registry(), call.context
+    registry = call.registry()
     registry.share_schemas()
+    walk = _shown(call.context, registry, key != "resources", offset)
+    found = list(islice(walk, size + 1))
+    shown = [_described(tool, t, call) for _, tool, t in found[:size]]
+    result: JSONObject = {key: shown}
+    if len(found) > size:
+        result["nextCursor"] = tokens.cursor(purpose, found[size - 1][0])
+    return call.cacheable(result)
+
+
+def _shown(
+    context: CallContext | None, registry: ToolRegistry, templated: bool, start: int = 0
+) -> Iterator[tuple[int, Tool, Template]]:
+    """The templates with (or without) variables listed to the caller, from
+    position ``start``, each with the caller's tool and the next position.
+    Positions count every template of the kind: a page probes only those it
+    walks past (as ``tools/list``, :meth:`ToolRegistry.page`)."""
     every = [t for t in _templates(registry) if bool(t.variables) == templated]
     seen = registry.visible(context)
-    found: list[tuple[Tool, Template]] = []
-    position = offset
-    while position < len(every) and len(found) < size:
-        template = every[position]
-        position += 1
-        tool = _listed(registry, template, seen, context)
+    for position, template in enumerate(every[start:], start + 1):
+        tool = _tool_of(registry, template, seen, context)
         if tool is not None:
-            found.append((tool, template))
-    rest = every[position:]
-    more = any(_listed(registry, t, seen, context) is not None for t in rest)
-    return found, (position if more else None)
+            yield position, tool, template
 
 
-def _listed(
+def _tool_of(
     registry: ToolRegistry,
     template: Template,
     seen: Visibility,
@@ -250,8 +246,10 @@ def _listed(
 
 
 def _described(tool: Tool, template: Template, call: methods.MethodCall) -> JSONObject:
-    """``name``, ``title`` (from 2025-06-18), ``description``, ``mimeType``."""
-    entry: JSONObject = {"name": template.key}
+    """``uriTemplate`` (a resource's ``uri``), ``name``, ``title`` (from
+    2025-06-18), ``description``, ``mimeType``."""
+    field = "uriTemplate" if template.variables else "uri"  # without: one URI
+    entry: JSONObject = {field: template.uri_template, "name": template.key}
     if call.revision.structured:
         entry["title"] = tool.title
     entry["description"] = tool.description
@@ -354,7 +352,7 @@ def _parse(
     count = len(template.variables)
     if len(values) != len(found) or len(values) not in (count, count + 1):
         return None  # one more: a file field of the record (ADR 0043)
-    if _listed(registry, template, registry.visible(context), context) is None:
+    if _tool_of(registry, template, registry.visible(context), context) is None:
         return None
     return template, values[:count], (values[count] if len(values) > count else None)
 

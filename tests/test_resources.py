@@ -12,13 +12,15 @@ from io import StringIO
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import User
+from django.contrib.auth.models import AnonymousUser, User
 from django.core import checks
 from django.core.management import call_command
-from django.test import Client, override_settings
+from django.test import Client, RequestFactory, override_settings
 
+from frisian_mcp import resources
 from frisian_mcp.checks import check_settings, check_tools
 from frisian_mcp.contrib.testing import MCPError, MCPTestClient
+from frisian_mcp.types import CallContext
 from tests.mounted import mounted
 from tests.testapp.models import Book, Publisher
 
@@ -151,8 +153,52 @@ def test_resources_lists_the_routes_without_variables(era: str) -> None:
             "title": "Get publisher",
             "description": listed[0]["description"],
             "mimeType": "application/json",
-        }
+        },
+        {
+            "uri": "drf://me",
+            "name": "me",
+            "title": "Get user",
+            "description": listed[1]["description"],
+            "mimeType": "application/json",
+        },
     ]
+    assert "The first publisher" in listed[0]["description"]
+    anonymous = client_as("anonymous", era).request("resources/list")["resources"]
+    assert [entry["uri"] for entry in anonymous] == ["drf://first"]
+    assert "me__retrieve" not in {
+        t["name"] for t in client_as("anonymous", era).list_tools()
+    }
+
+
+@pytest.mark.parametrize("kind", ["anonymous", "user", "staff"])
+def test_listed_is_what_resources_list_lists(kind: str) -> None:
+    mcp = client_as(kind, MODERN)
+    wire = [entry["uri"] for entry in mcp.request("resources/list")["resources"]]
+    request = RequestFactory().post("/mcp")
+    request.user = (
+        User.objects.get(username=kind) if kind != "anonymous" else AnonymousUser()
+    )
+    context = CallContext(request=request, user=request.user, protocol_version=MODERN)
+    assert [t.uri(()) for t in resources.listed(context)] == wire
+    assert all(not t.variables for t in resources.listed(context))
+    expected = ["drf://first"] if kind == "anonymous" else ["drf://first", "drf://me"]
+    assert wire == expected
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_resources_page_with_their_own_signed_cursor(era: str) -> None:
+    with override_settings(FRISIAN_MCP={**SETTINGS, "TOOLS_LIST_PAGE_SIZE": 1}):
+        mcp = client_as("user", era)
+        first = mcp.request("resources/list")
+        listed = every_page(mcp, "resources/list", "resources")
+        forged = error(mcp, "resources/templates/list", {"cursor": first["nextCursor"]})
+        anonymous = client_as("anonymous", era).request("resources/list")
+    assert [entry["uri"] for entry in first["resources"]] == ["drf://first"]
+    assert [entry["uri"] for entry in listed] == ["drf://first", "drf://me"]
+    assert (forged.code, forged.data) == (-32602, {"code": "invalid_token"})
+    # The hidden route after the last one listed leaves no cursor behind.
+    assert [entry["uri"] for entry in anonymous["resources"]] == ["drf://first"]
+    assert "nextCursor" not in anonymous
 
 
 def test_the_dispatcher_layout_lists_the_same_templates() -> None:
@@ -233,6 +279,28 @@ def test_two_variables_and_a_route_without_any(
     assert json.loads(book["text"])["title"] == "Kaas"
     [first] = mcp.request("resources/read", {"uri": "drf://first"})["contents"]
     assert json.loads(first["text"])["name"] == "Dutch"
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_route_without_variables_reads_as_each_caller_gets_it(era: str) -> None:
+    read = {}
+    for kind in ("user", "staff"):
+        mcp = client_as(kind, era)
+        [content] = mcp.request("resources/read", {"uri": "drf://me"})["contents"]
+        read[kind] = json.loads(content["text"])
+    assert read == {
+        "user": {"username": "user", "is_staff": False},
+        "staff": {"username": "staff", "is_staff": True},
+    }
+    anonymous = client_as("anonymous", era)
+    hidden = error(anonymous, "resources/read", {"uri": "drf://me"})
+    missing = error(anonymous, "resources/read", {"uri": "drf://nothing"})
+    assert hidden.code == NOT_FOUND[era]
+    assert (hidden.code, hidden.message, hidden.data) == (
+        missing.code,
+        missing.message,
+        missing.data,
+    )
 
 
 def _missing_uris(rows: dict[str, Publisher]) -> dict[str, str]:

@@ -61,7 +61,7 @@ def test_the_sdk_lists_and_reads_a_record(mode: str) -> None:
     found = server().run(body, mode)
     assert "drf://dutch/{id}" in found["templates"]
     assert "drf://staff/{id}" not in found["templates"]
-    assert found["resources"] == ["drf://first"]
+    assert found["resources"] == ["drf://first", "drf://me"]
     [content] = found["read"]
     assert str(content.uri) == f"drf://dutch/{row.pk}"
     assert json.loads(content.text)["name"] == "Dutch"

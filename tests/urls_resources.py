@@ -3,7 +3,8 @@
 Publishers under each kind of refusal ADR 0043 names: a template hidden from
 non-staff, a queryset that hides rows, an object permission that refuses
 rows (403) or anonymous callers (401), a throttle, a pattern with two path
-variables, one that takes a ``/`` in its value, and a route without any.
+variables, one that takes a ``/`` in its value, and two routes without any
+(one for everyone, the caller's own account for signed-in callers only).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from rest_framework.routers import DefaultRouter
 
 from tests.testapp.models import Book, Publisher
 from tests.testapp.serializers import BookSerializer, PublisherSerializer
+from tests.testapp.views import MeView
 
 
 class StaffPublisherViewSet(viewsets.ReadOnlyModelViewSet[Publisher]):
@@ -130,5 +132,6 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("api/houses/<int:publisher>/books/<str:isbn>/", PublisherBookView.as_view()),
     path("api/coded/<path:code>/", CodedPublisherView.as_view()),
     path("api/first/", FirstPublisherView.as_view()),
+    path("api/me/", MeView.as_view()),
     path("mcp", include("frisian_mcp.urls")),
 ]

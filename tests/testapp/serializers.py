@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.contrib.auth.models import User
 from rest_framework import serializers
 
 from tests.testapp.models import Book, Publisher, Shelf, ShelfLabel
@@ -130,3 +131,11 @@ class StatsSerializer(serializers.Serializer[dict[str, int]]):
 
     books = serializers.IntegerField()
     publishers = serializers.IntegerField()
+
+
+class AccountSerializer(serializers.ModelSerializer[User]):
+    """A person's own account: their name and whether they are staff."""
+
+    class Meta:
+        model = User
+        fields = ("username", "is_staff")

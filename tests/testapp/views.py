@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
+from django.contrib.auth.models import User
 from django.db.models import Q, QuerySet
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, permissions, serializers, viewsets
@@ -15,6 +16,7 @@ from rest_framework.views import APIView
 from tests.testapp.models import Book, Publisher, Shelf, ShelfLabel
 from tests.testapp.permissions import DutchPublisherPermission
 from tests.testapp.serializers import (
+    AccountSerializer,
     BookSerializer,
     PublisherSerializer,
     ShelfLabelSerializer,
@@ -187,3 +189,15 @@ class GuardedDeletePublisherViewSet(PublisherViewSet):
                 status=409,
             )
         return super().destroy(request, *args, **kwargs)
+
+
+class MeView(generics.RetrieveAPIView[User]):
+    """The caller's own account: a route without path variables, so one
+    resource, ``drf://me`` (ADR 0043), that only a signed-in caller may
+    read, and that reads as each caller's own record."""
+
+    serializer_class = AccountSerializer
+    permission_classes = (permissions.IsAuthenticated,)
+
+    def get_object(self) -> User:
+        return cast(User, self.request.user)
