@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth.models import Permission, User
+from django.test import Client
 from playwright.sync_api import expect
 from pytest_django.fixtures import Settings
 from pytest_django.live_server_helper import LiveServer
 
 from tests.browser import chromium, screenshot, watch
 from tests.hosts.notebook.models import IMAGE, SCRIPT, Note, Notebook
+from tests.testapp.models import Publisher
 
 pytestmark = [pytest.mark.browser, pytest.mark.live]
 
@@ -106,6 +108,52 @@ def test_a_resource_is_read_from_its_form_and_shown_as_text(
         reader.locator("button.read").click()
         expect(reader.locator(".outcome h3")).to_have_text("Refused")
         expect(reader.locator(".outcome p")).to_have_text("Resource not found.")
+        assert page.evaluate("window.__pwned") is None
+        assert errors == []
+
+
+@pytest.fixture
+def reader_session(settings: Settings, transactional_db: None) -> str:
+    """tests/urls_resources.py behind the explorer (its routes without
+    variables: ``first`` and ``me``), a publisher named with markup, and a
+    reader's session cookie (that URLconf mounts no login page)."""
+    settings.ROOT_URLCONF = "tests.urls_resources"
+    settings.FRISIAN_MCP = {
+        "REQUIRE_AUTHENTICATION": True,
+        "BROWSER_VIEW_CLASS": "frisian_mcp.contrib.explorer.views.ExplorerView",
+        "TOOL_LAYOUT": "flat",
+    }
+    Publisher.objects.create(name=IMAGE, country="NL", code="NL")
+    client = Client()
+    client.force_login(User.objects.create_user("reader", password="pw-reader"))
+    return str(client.cookies[settings.SESSION_COOKIE_NAME].value)
+
+
+def test_a_resource_without_variables_is_read_with_its_button(
+    live_server: LiveServer, reader_session: str, settings: Settings
+) -> None:
+    with chromium() as browser:
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        cookie = {"name": settings.SESSION_COOKIE_NAME, "value": reader_session}
+        context.add_cookies([{**cookie, "url": live_server.url}])
+        page = context.new_page()
+        errors = watch(page)
+        page.goto(f"{live_server.url}/mcp?resources#resource-first")
+        first = page.locator("details#resource-first .reader")
+        expect(first).to_be_visible()
+        assert first.locator("input").count() == 0
+        first.locator("button.read").click()
+        expect(first.locator(".outcome h3")).to_have_text("Result")
+        expect(first.locator(".outcome p")).to_have_text("drf://first")
+        expect(first.locator(".outcome pre")).to_contain_text(IMAGE.replace('"', '\\"'))
+        assert first.locator(".outcome img").count() == 0
+        page.locator("details#resource-me summary").click()
+        me = page.locator("details#resource-me .reader")
+        me.locator("button.read").click()
+        expect(me.locator(".outcome h3")).to_have_text("Result")
+        expect(me.locator(".outcome p")).to_have_text("drf://me")
+        expect(me.locator(".outcome pre")).to_contain_text('"username": "reader"')
+        screenshot(page, "12-resource-without-variables", full=True)
         assert page.evaluate("window.__pwned") is None
         assert errors == []
 

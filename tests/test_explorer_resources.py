@@ -1,6 +1,7 @@
 """The explorer's resources page through HTTP: who sees what, and Read.
 
-``?resources`` lists the resource templates the caller's
+``?resources`` lists the resources the caller's ``resources/list`` gives
+(routes without variables: a Read button alone), then the templates its
 ``resources/templates/list`` gives, each with a form of its variables. Its
 Read is the script's ``resources/read`` POST to the endpoint, with the
 session and its CSRF token, so the page reads exactly what MCP reads.
@@ -31,6 +32,8 @@ pytestmark = pytest.mark.django_db
 RESOURCES = "tests.urls_resources"
 NOT_FOUND = -32002
 EVERYONES = ["coded", "dutch", "guarded", "houses__books", "throttled"]
+#: The routes without variables (resources/list), listed first.
+WITHOUT_VARIABLES = ["first", "me"]
 
 
 @pytest.fixture
@@ -55,10 +58,13 @@ def templates(html: str) -> list[str]:
 
 
 def templates_by_mcp(client: Client) -> list[str]:
+    """The names resources/list gives, then those resources/templates/list
+    gives."""
     mcp = MCPTestClient(client)
     mcp.initialize()
-    found = mcp.request("resources/templates/list")["resourceTemplates"]
-    return sorted(entry["name"] for entry in found)
+    found = mcp.request("resources/list")["resources"]
+    found += mcp.request("resources/templates/list")["resourceTemplates"]
+    return [entry["name"] for entry in found]
 
 
 def from_the_page(client: Client) -> MCPTestClient:
@@ -87,8 +93,9 @@ def test_each_person_sees_exactly_their_own_templates(
     user, staff = person(), person("boss", staff=True)
     for client in (user, staff):
         html = page(client, "?resources").content.decode()
-        assert sorted(templates(html)) == templates_by_mcp(client)
-    assert templates(page(user, "?resources").content.decode()) == EVERYONES
+        assert templates(html) == templates_by_mcp(client)
+    everyones = [*WITHOUT_VARIABLES, *EVERYONES]
+    assert templates(page(user, "?resources").content.decode()) == everyones
     assert "staff" in templates(page(staff, "?resources").content.decode())
 
 
@@ -103,7 +110,21 @@ def test_a_template_has_a_form_of_its_variables_and_read(
     assert 'data-variable="isbn" list="resource-houses__books--isbn-values"' in books
     assert '<button type="submit" class="read">Read</button>' in books
     assert 'aria-current="page">Resources</a>' in html
-    assert listed(html) == [f"resource-{key}" for key in EVERYONES]  # no tool
+    everyones = [*WITHOUT_VARIABLES, *EVERYONES]
+    assert listed(html) == [f"resource-{key}" for key in everyones]  # no tool
+
+
+def test_a_resource_without_variables_is_one_read_button(
+    publishers: dict[str, Publisher],
+) -> None:
+    html = page(person(), "?resources").content.decode()
+    me = html[html.index('id="resource-me"') :]
+    me = me[: me.index("</details>")]
+    assert '<code class="name">drf://me</code>' in me
+    assert 'data-uri-template="drf://me"' in me
+    assert "<input" not in me
+    assert "No variables: this is one resource" in me
+    assert '<button type="submit" class="read">Read</button>' in me
 
 
 def test_the_tools_page_links_the_resources_page(notebook: None) -> None:
@@ -121,6 +142,26 @@ def test_read_from_the_page_returns_the_record_as_json(
     [content] = mcp.request("resources/read", {"uri": uri})["contents"]
     assert content["mimeType"] == "application/json"
     assert json.loads(content["text"])["name"] == "Dutch"
+
+
+def test_read_without_variables_from_the_page_returns_the_persons_own(
+    publishers: dict[str, Publisher],
+) -> None:
+    found = {}
+    for name in ("user", "boss"):
+        mcp = from_the_page(person(name, staff=name == "boss", csrf=True))
+        [content] = mcp.request("resources/read", {"uri": "drf://me"})["contents"]
+        found[name] = (content["uri"], json.loads(content["text"]))
+    assert found == {
+        "user": ("drf://me", {"username": "user", "is_staff": False}),
+        "boss": ("drf://me", {"username": "boss", "is_staff": True}),
+    }
+    tokenless = from_the_page(person("other", csrf=True))
+    tokenless.headers.clear()
+    response = tokenless.post(read_body("drf://me"))
+    assert response.status_code == 403
+    assert json.loads(response.content)["error"]["code"] == -32600
+    assert b"other" not in response.content
 
 
 def test_a_hidden_or_missing_record_reads_as_not_found(

@@ -193,8 +193,8 @@ class GuardedDeletePublisherViewSet(PublisherViewSet):
 
 class MeView(generics.RetrieveAPIView[User]):
     """The caller's own account: a route without path variables, so one
-    resource, ``drf://me`` (ADR 0043), that only a signed-in caller may
-    read, and that reads as each caller's own record."""
+    resource (ADR 0043) that only a signed-in caller may read, each their
+    own record."""
 
     serializer_class = AccountSerializer
     permission_classes = (permissions.IsAuthenticated,)

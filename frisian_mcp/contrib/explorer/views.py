@@ -46,7 +46,7 @@ class ExplorerView(View):
     ``?tool=NAME`` renders the page with that tool opened (no script
     needed); ``&part=detail`` only its details, which the script loads into
     the list when a tool is opened. ``?q=`` filters the list without script.
-    ``?resources`` (``?prompts``): the templates (prompts), each a form.
+    ``?resources`` (``?prompts``): resources and templates (prompts), as forms.
     """
 
     http_method_names = ["get"]
@@ -84,7 +84,8 @@ class ExplorerView(View):
             frame.update(section="prompts", prompts=prompts.visible(context))
             return secured(render(request, self.prompts_template, frame))
         if "resources" in request.GET:
-            listed = resources.templates(context, registry)
+            listed = resources.listed(context, registry)  # without variables
+            listed += resources.templates(context, registry)
             frame["templates"] = [(t, registry.get(t.tool)) for t in listed]
             frame["section"] = "resources"
             return secured(render(request, self.resources_template, frame))
