@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+import logging
 from collections.abc import Iterator
 from typing import Any
 
@@ -13,6 +15,9 @@ from frisian_mcp.contrib.testing import MCPError, MCPTestClient
 from frisian_mcp.registry import reset_registry
 from frisian_mcp.schema import SchemaBuilder
 from tests.live import drop_templates
+
+# A shared helper that asserts: its failures say what they compared.
+pytest.register_assert_rewrite("tests.explorer_pages")
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
@@ -57,6 +62,25 @@ def call_error(mcp: MCPTestClient) -> Any:
         return info.value
 
     return call
+
+
+@pytest.fixture
+def audit_stream() -> Iterator[io.StringIO]:
+    """The audit logger's output, as the audit extra's JSON formatter writes it."""
+    from frisian_mcp.contrib.audit.formatters import JSONFormatter
+
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(JSONFormatter())
+    logger = logging.getLogger("frisian_mcp.audit")
+    logger.addHandler(handler)
+    level = logger.level
+    logger.setLevel(logging.INFO)  # clears the loggers' isEnabledFor caches
+    try:
+        yield stream
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
 
 
 class _Null:

@@ -19,7 +19,6 @@ from django.test import override_settings
 from rest_framework.authtoken.models import Token
 
 from demo_project.contacts.models import Contact
-from frisian_mcp.contrib.audit.formatters import JSONFormatter
 from frisian_mcp.contrib.testing import MCPTestClient, tool_error
 from tests.testapp.models import Shelf
 
@@ -34,21 +33,10 @@ SETTINGS = {
 
 
 @pytest.fixture
-def audit_log() -> Iterator[io.StringIO]:
-    """The audit logger's output, as the JSON formatter writes it."""
-    stream = io.StringIO()
-    handler = logging.StreamHandler(stream)
-    handler.setFormatter(JSONFormatter())
-    logger = logging.getLogger("frisian_mcp.audit")
-    logger.addHandler(handler)
-    level = logger.level
-    logger.setLevel(logging.INFO)  # clears the loggers' isEnabledFor caches
-    try:
-        with override_settings(FRISIAN_MCP=SETTINGS):
-            yield stream
-    finally:
-        logger.removeHandler(handler)
-        logger.setLevel(level)
+def audit_log(audit_stream: io.StringIO) -> Iterator[io.StringIO]:
+    """The audit logger's output (tests/conftest.py), under :data:`SETTINGS`."""
+    with override_settings(FRISIAN_MCP=SETTINGS):
+        yield audit_stream
 
 
 def _records(stream: io.StringIO) -> list[dict[str, Any]]:

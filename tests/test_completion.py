@@ -10,18 +10,14 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import User
-from django.test import Client
 
 from frisian_mcp import prompts
 from frisian_mcp.contrib.testing import MCPError, MCPTestClient
+from tests.callers import ERAS, SETTINGS, client_as, error
 from tests.mounted import mounted
 from tests.testapp.models import Book, Publisher
 
 pytestmark = pytest.mark.django_db
-
-ERAS = ("2025-11-25", "2026-07-28")
-SETTINGS: dict[str, Any] = {"REQUIRE_AUTHENTICATION": False, "TOOL_LAYOUT": "flat"}
 
 
 @pytest.fixture(autouse=True)
@@ -41,16 +37,6 @@ def rows() -> dict[str, Publisher]:
     return {"ada": ada, "adage": adage, "other": other, "hidden": hidden}
 
 
-def client_as(kind: str, era: str) -> MCPTestClient:
-    django = Client()
-    if kind != "anonymous":
-        user = User.objects.create_user(kind, password="pw", is_staff=kind == "staff")
-        django.force_login(user)
-    mcp = MCPTestClient(django, protocol_version=era)
-    mcp.initialize()
-    return mcp
-
-
 def complete(
     mcp: MCPTestClient, uri: str, name: str, value: str, **known: str
 ) -> dict[str, Any]:
@@ -65,9 +51,7 @@ def complete(
 
 
 def refused(mcp: MCPTestClient, params: dict[str, Any]) -> MCPError:
-    with pytest.raises(MCPError) as info:
-        mcp.request("completion/complete", params)
-    return info.value
+    return error(mcp, "completion/complete", params)
 
 
 @pytest.mark.parametrize("era", ERAS)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import Permission, User
 from django.test import Client
-from playwright.sync_api import expect
+from playwright.sync_api import Browser, Page, expect
 from pytest_django.fixtures import Settings
 from pytest_django.live_server_helper import LiveServer
 
@@ -37,6 +37,19 @@ def notebook_host(settings: Settings, transactional_db: None) -> int:
         Permission.objects.filter(codename__in=["add_note", "add_notebook"])
     )
     return Notebook.objects.create(name="Ideas").pk
+
+
+def writer_at(browser: Browser, base: str, section: str) -> tuple[Page, list[str]]:
+    """A page at ``/mcp?<section>`` after the writer logged in through DRF's
+    login form, and the errors it will see (:func:`tests.browser.watch`)."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    errors = watch(page)
+    page.goto(f"{base}/api-auth/login/?next=/mcp%3F{section}")
+    page.fill("#id_username", "writer")
+    page.fill("#id_password", "pw-writer")
+    page.click("#submit-id-submit")
+    page.wait_for_url(f"{base}/mcp?{section}")
+    return page, errors
 
 
 def test_host_markup_is_shown_as_text_and_never_runs(
@@ -85,13 +98,7 @@ def test_a_resource_is_read_from_its_form_and_shown_as_text(
 ) -> None:
     note = Note.objects.create(notebook_id=notebook_host, title=IMAGE).pk
     with chromium() as browser:
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        errors = watch(page)
-        page.goto(f"{live_server.url}/api-auth/login/?next=/mcp%3Fresources")
-        page.fill("#id_username", "writer")
-        page.fill("#id_password", "pw-writer")
-        page.click("#submit-id-submit")
-        page.wait_for_url(f"{live_server.url}/mcp?resources")
+        page, errors = writer_at(browser, live_server.url, "resources")
         page.goto(f"{live_server.url}/mcp?resources#resource-notes")
         reader = page.locator("details#resource-notes .reader")
         expect(reader).to_be_visible()
@@ -162,13 +169,7 @@ def test_a_prompt_is_got_from_its_form_with_its_field_errors(
     live_server: LiveServer, notebook_host: int
 ) -> None:
     with chromium() as browser:
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        errors = watch(page)
-        page.goto(f"{live_server.url}/api-auth/login/?next=/mcp%3Fprompts")
-        page.fill("#id_username", "writer")
-        page.fill("#id_password", "pw-writer")
-        page.click("#submit-id-submit")
-        page.wait_for_url(f"{live_server.url}/mcp?prompts")
+        page, errors = writer_at(browser, live_server.url, "prompts")
         page.goto(f"{live_server.url}/mcp?prompts#prompt-describe_book")
         reader = page.locator("details#prompt-describe_book .reader")
         expect(reader).to_be_visible()

@@ -14,20 +14,15 @@ import re
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import User
 from django.test import Client
 
 from frisian_mcp import prompts
 from frisian_mcp.contrib.testing import MCPTestClient
-from tests.test_explorer import _Markup, page, settings_with
+from tests import explorer_pages
+from tests.explorer_pages import details, locked_down, person
+from tests.test_explorer import page, settings_with
 
 pytestmark = pytest.mark.django_db
-
-
-def person(name: str = "user", *, staff: bool = False, csrf: bool = False) -> Client:
-    client = Client(enforce_csrf_checks=csrf)
-    client.force_login(User.objects.create_user(name, password="pw", is_staff=staff))
-    return client
 
 
 def shown(client: Client) -> list[str]:
@@ -43,11 +38,7 @@ def listed_by_mcp(client: Client) -> list[str]:
 
 def from_the_page(client: Client) -> MCPTestClient:
     """Requests as the page's script sends them, with the page's CSRF token."""
-    token = re.search(
-        r'data-csrf-token="([^"]+)"', page(client, "?prompts").content.decode()
-    )
-    assert token is not None
-    return MCPTestClient(client, headers={"X-CSRFToken": token.group(1)})
+    return explorer_pages.from_the_page(client, "?prompts")
 
 
 def get_body(name: str, arguments: dict[str, str]) -> dict[str, Any]:
@@ -70,8 +61,7 @@ def test_each_person_sees_exactly_their_own_prompts() -> None:
 def test_a_prompt_has_a_form_of_its_arguments_and_get() -> None:
     with settings_with():
         html = page(person(), "?prompts").content.decode()
-    book = html[html.index('id="prompt-describe_book"') :]
-    book = book[: book.index("</details>")]
+    book = details(html, "prompt-describe_book")
     assert 'data-prompt="describe_book"' in book
     assert '<label for="prompt-describe_book--title">title <span class="req">' in book
     assert 'data-argument="title" list="prompt-describe_book--title-values"' in book
@@ -158,16 +148,7 @@ def test_the_prompts_page_keeps_the_csp_and_echoes_nothing() -> None:
     with settings_with():
         response = page(person(), "?prompts&q=%3Cb%3Ex")
         anonymous = page(Client(), "?prompts")
-    html = response.content.decode()
-    csp = response["Content-Security-Policy"]
-    assert csp.startswith("default-src 'none'; script-src 'self'; style-src 'self';")
-    assert "unsafe-inline" not in csp
-    assert "frame-ancestors 'none'" in csp
-    assert response["X-Frame-Options"] == "DENY"
-    assert response["Cache-Control"] == "no-store"
-    parser = _Markup()
-    parser.feed(html)
-    assert parser.found == []
+    html = locked_down(response)
     assert "<b>x" not in html
     assert anonymous.status_code == 403
     assert b"describe_book" not in anonymous.content

@@ -16,12 +16,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import User
 from django.test import Client
 
 from frisian_mcp.contrib.testing import MCPTestClient
+from tests import explorer_pages
+from tests.explorer_pages import details, locked_down, person
 from tests.mounted import mounted
-from tests.test_explorer import EXPLORER, _Markup, listed, notebook, page
+from tests.test_explorer import EXPLORER, listed, notebook, page
 from tests.test_explorer import person as permitted
 from tests.testapp.models import Publisher
 
@@ -47,12 +48,6 @@ def publishers() -> Iterator[dict[str, Publisher]]:
         }
 
 
-def person(name: str = "user", *, staff: bool = False, csrf: bool = False) -> Client:
-    client = Client(enforce_csrf_checks=csrf)
-    client.force_login(User.objects.create_user(name, password="pw", is_staff=staff))
-    return client
-
-
 def templates(html: str) -> list[str]:
     return re.findall(r'<details id="resource-([A-Za-z0-9_-]+)"', html)
 
@@ -70,10 +65,7 @@ def templates_by_mcp(client: Client) -> list[str]:
 def from_the_page(client: Client) -> MCPTestClient:
     """The person's requests as the page's script sends them: the session,
     and the CSRF token the page carries (checks enforced)."""
-    html = page(client, "?resources").content.decode()
-    token = re.search(r'data-csrf-token="([^"]+)"', html)
-    assert token is not None
-    return MCPTestClient(client, headers={"X-CSRFToken": token.group(1)})
+    return explorer_pages.from_the_page(client, "?resources")
 
 
 def read_body(uri: str) -> dict[str, Any]:
@@ -103,8 +95,7 @@ def test_a_template_has_a_form_of_its_variables_and_read(
     publishers: dict[str, Publisher],
 ) -> None:
     html = page(person(), "?resources").content.decode()
-    books = html[html.index('id="resource-houses__books"') :]
-    books = books[: books.index("</details>")]
+    books = details(html, "resource-houses__books")
     assert 'data-uri-template="drf://houses__books/{publisher}/{isbn}"' in books
     assert '<label for="resource-houses__books--publisher">publisher <span' in books
     assert 'data-variable="isbn" list="resource-houses__books--isbn-values"' in books
@@ -118,8 +109,7 @@ def test_a_resource_without_variables_is_one_read_button(
     publishers: dict[str, Publisher],
 ) -> None:
     html = page(person(), "?resources").content.decode()
-    me = html[html.index('id="resource-me"') :]
-    me = me[: me.index("</details>")]
+    me = details(html, "resource-me")
     assert '<code class="name">drf://me</code>' in me
     assert 'data-uri-template="drf://me"' in me
     assert "<input" not in me
@@ -216,16 +206,7 @@ def test_the_variables_complete_from_the_callers_own_rows(
 # -- safety --------------------------------------------------------------------
 def test_the_resources_page_keeps_the_csp_and_escapes(notebook: None) -> None:
     response = page(permitted("view_note"), "?resources&q=%3Cb%3Ex")
-    html = response.content.decode()
-    csp = response["Content-Security-Policy"]
-    assert csp.startswith("default-src 'none'; script-src 'self'; style-src 'self';")
-    assert "unsafe-inline" not in csp
-    assert "frame-ancestors 'none'" in csp
-    assert response["X-Frame-Options"] == "DENY"
-    assert response["Cache-Control"] == "no-store"
-    parser = _Markup()
-    parser.feed(html)
-    assert parser.found == []
+    html = locked_down(response)
     assert "<b onmouseover" not in html
     assert "&lt;b onmouseover=" in html  # the notebooks viewset's docstring
     assert "<b>x" not in html

@@ -10,7 +10,6 @@ bytes, names, types and status.
 from __future__ import annotations
 
 import base64
-import io
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,37 +18,22 @@ from typing import Any
 import pytest
 from django.core.files.base import ContentFile
 from django.test import Client, override_settings
-from PIL import Image
 
 from frisian_mcp import replies
 from frisian_mcp.contrib.files.responses import file_name
 from frisian_mcp.contrib.testing import MCPError, MCPTestClient, tool_error
 from tests.extras import without
+from tests.files_host import CAP, HOOK, SETTINGS, files_host, png
 from tests.hosts.files import views
 from tests.hosts.files.models import Paper
 
 pytestmark = pytest.mark.django_db
 
-CAP = 2000
-HOOK = "frisian_mcp.contrib.files.hooks.FileHook"
-SETTINGS = {"REQUIRE_AUTHENTICATION": False, "TOOL_LAYOUT": "flat"}
-
 
 @pytest.fixture(autouse=True)
 def _urls(tmp_path: Path) -> Iterator[None]:
-    with override_settings(
-        ROOT_URLCONF="tests.hosts.files.urls",
-        MEDIA_ROOT=str(tmp_path),
-        FRISIAN_MCP={**SETTINGS, "CALL_HOOKS": [HOOK], "FILE_MAX_BYTES": CAP},
-    ):
+    with files_host(tmp_path):
         yield
-
-
-@pytest.fixture
-def mcp() -> MCPTestClient:
-    client = MCPTestClient()
-    client.initialize()
-    return client
 
 
 def b64(data: bytes) -> str:
@@ -84,12 +68,6 @@ def paper(content: bytes, name: str = "notes.txt") -> Paper:
     row = Paper(title="t", filename=name)
     row.attachment.save(name, ContentFile(content), save=True)
     return row
-
-
-def png() -> bytes:
-    out = io.BytesIO()
-    Image.new("RGB", (2, 2), "red").save(out, "PNG")
-    return out.getvalue()
 
 
 # -- downloads ---------------------------------------------------------------

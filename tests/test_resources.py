@@ -19,15 +19,15 @@ from django.test import Client, RequestFactory, override_settings
 
 from frisian_mcp import resources
 from frisian_mcp.checks import check_settings, check_tools
-from frisian_mcp.contrib.testing import MCPError, MCPTestClient
+from frisian_mcp.contrib.testing import MCPTestClient
 from frisian_mcp.types import CallContext
+from tests.callers import ERAS, SETTINGS, client_as, error
 from tests.mounted import mounted
 from tests.testapp.models import Book, Publisher
 
 pytestmark = pytest.mark.django_db
 
 URLCONF = "tests.urls_resources"
-ERAS = ("2025-11-25", "2026-07-28")
 MODERN = "2026-07-28"
 NOT_FOUND = {"2025-11-25": -32002, MODERN: -32602}
 TEMPLATES = {
@@ -38,7 +38,6 @@ TEMPLATES = {
     "staff": "drf://staff/{id}",
     "throttled": "drf://throttled/{id}",
 }
-SETTINGS: dict[str, Any] = {"REQUIRE_AUTHENTICATION": False, "TOOL_LAYOUT": "flat"}
 
 
 @pytest.fixture(autouse=True)
@@ -54,23 +53,6 @@ def rows() -> dict[str, Publisher]:
     secret = Publisher.objects.create(name="Secret", country="XX", code="XX")
     Book.objects.create(title="Kaas", isbn="9780000000001", publisher=dutch)
     return {"dutch": dutch, "german": german, "secret": secret}
-
-
-def client_as(kind: str, era: str) -> MCPTestClient:
-    """An initialized client: ``anonymous``, ``user`` or ``staff``."""
-    django = Client()
-    if kind != "anonymous":
-        user = User.objects.create_user(kind, password="pw", is_staff=kind == "staff")
-        django.force_login(user)
-    mcp = MCPTestClient(django, protocol_version=era)
-    mcp.initialize()
-    return mcp
-
-
-def error(mcp: MCPTestClient, method: str, params: dict[str, Any]) -> MCPError:
-    with pytest.raises(MCPError) as info:
-        mcp.request(method, params)
-    return info.value
 
 
 def every_page(mcp: MCPTestClient, method: str, key: str) -> list[dict[str, Any]]:

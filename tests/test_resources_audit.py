@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import io
 import json
-import logging
 from collections.abc import Iterator
 
 import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from frisian_mcp.contrib.audit.formatters import JSONFormatter
 from frisian_mcp.contrib.testing import MCPError, MCPTestClient
 from tests.mounted import mounted
 from tests.testapp.models import Publisher
@@ -20,20 +18,10 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
-def audit_log() -> Iterator[io.StringIO]:
-    stream = io.StringIO()
-    handler = logging.StreamHandler(stream)
-    handler.setFormatter(JSONFormatter())
-    logger = logging.getLogger("frisian_mcp.audit")
-    logger.addHandler(handler)
-    level = logger.level
-    logger.setLevel(logging.INFO)
-    try:
-        with mounted("tests.urls_resources", {"REQUIRE_AUTHENTICATION": False}):
-            yield stream
-    finally:
-        logger.removeHandler(handler)
-        logger.setLevel(level)
+def audit_log(audit_stream: io.StringIO) -> Iterator[io.StringIO]:
+    """The audit logger's output (tests/conftest.py), resources mounted."""
+    with mounted("tests.urls_resources", {"REQUIRE_AUTHENTICATION": False}):
+        yield audit_stream
 
 
 @pytest.mark.parametrize("era", ["2025-11-25", "2026-07-28"])

@@ -8,7 +8,6 @@ and is a resource of its own one segment deeper.
 from __future__ import annotations
 
 import base64
-import io
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,27 +16,20 @@ from typing import Any
 import pytest
 from django.core.files.base import ContentFile
 from django.test import override_settings
-from PIL import Image
 
 from frisian_mcp.contrib.testing import MCPError, MCPTestClient
 from tests.extras import without
+from tests.files_host import CAP, SETTINGS, files_host, png
 from tests.hosts.files.models import Paper
 
 pytestmark = pytest.mark.django_db
 
-CAP = 2000
-HOOK = "frisian_mcp.contrib.files.hooks.FileHook"
-SETTINGS = {"REQUIRE_AUTHENTICATION": False, "TOOL_LAYOUT": "flat"}
 ERAS = ("2025-11-25", "2026-07-28")
 
 
 @pytest.fixture(autouse=True)
 def _urls(tmp_path: Path) -> Iterator[None]:
-    with override_settings(
-        ROOT_URLCONF="tests.hosts.files.urls",
-        MEDIA_ROOT=str(tmp_path),
-        FRISIAN_MCP={**SETTINGS, "CALL_HOOKS": [HOOK], "FILE_MAX_BYTES": CAP},
-    ):
+    with files_host(tmp_path):
         yield
 
 
@@ -45,12 +37,6 @@ def client(era: str = "2025-11-25") -> MCPTestClient:
     mcp = MCPTestClient(protocol_version=era)
     mcp.initialize()
     return mcp
-
-
-def png() -> bytes:
-    out = io.BytesIO()
-    Image.new("RGB", (2, 2), "red").save(out, "PNG")
-    return out.getvalue()
 
 
 def paper(attachment: bytes, picture: bytes | None = None) -> Paper:
