@@ -141,8 +141,8 @@ def test_a_resource_without_variables_is_read_with_its_button(
 ) -> None:
     with chromium() as browser:
         context = browser.new_context(viewport={"width": 1280, "height": 900})
-        cookie = {"name": settings.SESSION_COOKIE_NAME, "value": reader_session}
-        context.add_cookies([{**cookie, "url": live_server.url}])
+        name, url = settings.SESSION_COOKIE_NAME, live_server.url
+        context.add_cookies([{"name": name, "value": reader_session, "url": url}])
         page = context.new_page()
         errors = watch(page)
         page.goto(f"{live_server.url}/mcp?resources#resource-first")
