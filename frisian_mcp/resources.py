@@ -207,7 +207,7 @@ def _page(
     size = max(1, mcp_settings.TOOLS_LIST_PAGE_SIZE)
     registry = call.registry()
     registry.share_schemas()
-    walk = _shown(call.context, registry, key != "resources", offset)
+    walk = _shown(call.context, registry, key == "resourceTemplates", offset)
     found = list(islice(walk, size + 1))
     shown = [_described(tool, t, call) for _, tool, t in found[:size]]
     result: JSONObject = {key: shown}
