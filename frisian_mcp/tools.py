@@ -175,14 +175,13 @@ class Tool:
         """What the tool does and how to call it; never empty."""
         schema = self.schema
         noun, plural = self.nouns() if self.model else ("object", "objects")
-        lookup = (
-            ", ".join(schema.path_arguments)
-            if schema and schema.path_arguments
-            else "id"
-        )
+        lookup = schema.path_arguments if schema is not None else ("id",)
         action = ACTIONS.get(self.endpoint.action)
+        lead = action.lead if action is not None else ""
+        if not lookup:  # a route without a lookup ("/me/")
+            lead = lead.replace(" found by {lookup}", "").replace(" by {lookup}", "")
         parts = [
-            action.lead.format(noun=noun, plural=plural, lookup=lookup)
+            lead.format(noun=noun, plural=plural, lookup=", ".join(lookup))
             if action is not None
             else f"{_humanize(self.endpoint.action).capitalize()} "
             f"({self.endpoint.method} on a {noun})."

@@ -261,8 +261,9 @@ def test_each_extra_stays_within_its_budget() -> None:
 #: handshake era's cancel marks), 9 for deciding a lost connection inside
 #: the call's block (issue 29's pg-terminate fault), 14 for typing
 #: @prompt and the Annotated spelling of Record arguments. Lowered by 2
-#: when the two resource lists became one walk (resources.listed).
-CORE_CEILING = 13569
+#: when the two resource lists became one walk (resources.listed), by 1
+#: when a route without a lookup stopped describing one (tools.py).
+CORE_CEILING = 13568
 
 
 def test_the_core_does_not_grow() -> None:

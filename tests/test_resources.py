@@ -145,6 +145,8 @@ def test_resources_lists_the_routes_without_variables(era: str) -> None:
         },
     ]
     assert "The first publisher" in listed[0]["description"]
+    # No path variable, no lookup: not "Get one user by id."
+    assert listed[1]["description"].startswith("Get one user.")
     anonymous = client_as("anonymous", era).request("resources/list")["resources"]
     assert [entry["uri"] for entry in anonymous] == ["drf://first"]
     assert "me__retrieve" not in {
