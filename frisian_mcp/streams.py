@@ -24,6 +24,7 @@ from django.http import HttpResponse, StreamingHttpResponse
 
 from frisian_mcp import jsonrpc, levels, notices, replies
 from frisian_mcp.bodies import BULK_ARGUMENTS
+from frisian_mcp.conf import mcp_settings
 from frisian_mcp.exceptions import InternalError, JSONRPCError
 from frisian_mcp.guards import BULK_BODY_KEYS
 from frisian_mcp.parsers import readable_id
@@ -75,12 +76,17 @@ def answer(
 
 
 def _reports(message: JSONObject) -> bool:
-    """Whether the call may report progress: a tool's bulk body (a list)."""
+    """Whether the call may report progress: a tool's bulk body (a list), or
+    a page of more than ``LARGE_PAGE`` rows."""
     params = message.get("params")
     arguments = params.get("arguments") if isinstance(params, dict) else None
     if message.get("method") != "tools/call" or not isinstance(arguments, dict):
         return False
-    return any(isinstance(arguments.get(key), list) for key in _BULK_KEYS)
+    if any(isinstance(arguments.get(key), list) for key in _BULK_KEYS):
+        return True
+    size = arguments.get("page_size", mcp_settings.PAGE_SIZE)
+    large = isinstance(size, int) and size > notices.LARGE_PAGE
+    return large and mcp_settings.MAX_PAGE_SIZE > notices.LARGE_PAGE
 
 
 def _modern(message: JSONObject, headers: Mapping[str, str]) -> bool:

@@ -116,3 +116,96 @@ def test_a_bulk_delete_in_validate_mode_reports_nothing_and_deletes_nothing(
     assert not response.streaming
     assert response.json()["result"]["isError"] is False
     assert Site.objects.count() == 10
+
+
+# -- list pages over 1,000 rows --------------------------------------------------
+
+LARGE_PAGES = {**BULK_HOST, "MAX_PAGE_SIZE": 5000}
+
+
+@pytest.fixture
+def large_pages() -> Iterator[None]:
+    with override_settings(
+        ROOT_URLCONF="tests.hosts.bulk.urls", FRISIAN_MCP=LARGE_PAGES
+    ):
+        yield
+
+
+def many_sites(count: int) -> None:
+    Site.objects.bulk_create(
+        Site(name=f"Site {n}", slug=f"site-{n}", status="active") for n in range(count)
+    )
+
+
+@pytest.mark.parametrize(("modern", "token"), [(False, "page-1"), (True, 11)])
+def test_a_page_of_more_than_1000_rows_streams_its_rows_serialized(
+    large_pages: None, modern: bool, token: Any
+) -> None:
+    many_sites(1500)
+    response = call(
+        "sites__list", {"page_size": 2000}, modern=modern, progressToken=token
+    )
+    found = streamed(response)
+    progress = progress_of(found)
+    assert len(progress) == 20
+    done = [p["progress"] for p in progress]
+    assert done == sorted(set(done))
+    assert done[-1] == 1500
+    assert {p["total"] for p in progress} == {1500}
+    assert progress[-1]["message"] == "serialized 1,500 of 1,500 rows"
+    assert "Site " not in json.dumps(found[:-1])
+    result = found[-1]["result"]
+    assert result["isError"] is False
+    assert result["structuredContent"]["count"] == 1500
+    assert len(result["structuredContent"]["results"]) == 1500
+    assert len(found) == 21
+
+
+@pytest.mark.parametrize("modern", [False, True])
+def test_a_page_of_1000_rows_or_fewer_is_answered_as_without_a_token(
+    large_pages: None, modern: bool
+) -> None:
+    many_sites(1000)
+    arguments = {"page_size": 2000}
+    without = call("sites__list", arguments, modern=modern)
+    response = call("sites__list", arguments, modern=modern, progressToken="small")
+    assert not response.streaming
+    assert response.content == without.content
+    assert len(response.json()["result"]["structuredContent"]["results"]) == 1000
+
+
+@pytest.mark.parametrize("modern", [False, True])
+def test_a_page_size_over_max_page_size_is_refused_without_a_stream(
+    large_pages: None, modern: bool
+) -> None:
+    many_sites(10)
+    response = call(
+        "sites__list", {"page_size": 5001}, modern=modern, progressToken="big"
+    )
+    assert not response.streaming
+    error = response.json()["error"]
+    assert error["code"] == -32602
+    assert "5001" not in error["message"]
+    assert Site.objects.count() == 10
+
+
+def test_with_the_default_max_page_size_no_list_call_goes_to_a_worker(
+    bulk_host: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``MAX_PAGE_SIZE`` 200 caps every page below 1,000 rows: a list call
+    with a token is answered in the request thread, as without one."""
+    import threading
+
+    started: list[str] = []
+    start = threading.Thread.start
+
+    def watched(self: threading.Thread) -> None:
+        started.append(self.name)
+        start(self)
+
+    monkeypatch.setattr(threading.Thread, "start", watched)
+    many_sites(10)
+    response = call("sites__list", {"page_size": 2000}, progressToken="capped")
+    assert not response.streaming
+    assert response.json()["error"]["code"] == -32602
+    assert "frisian-mcp-call" not in started
