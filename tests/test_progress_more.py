@@ -350,3 +350,62 @@ def test_a_closed_2026_07_28_stream_is_recorded_once_the_worker_stops(
     assert record["outcome"] == "cancelled"
     assert record["rows_created"] == 0
     assert Contact.objects.count() == 0
+
+
+# -- over stdio ------------------------------------------------------------------
+
+
+def over_stdio(modern: bool, name: str, arguments: dict[str, Any]) -> list[Any]:
+    """One ``tools/call`` with a progress token over stdio, as a superuser
+    (after ``initialize`` in the handshake era); the lines written."""
+    from django.contrib.auth import get_user_model
+
+    from tests.test_logging_notifications import INITIALIZE, _message, _stdio
+    from tests.test_progress import meta
+
+    user = get_user_model().objects.create_superuser("root", password="pw")
+    params = {"name": name, "arguments": arguments}
+    params["_meta"] = meta(modern, progressToken="s")
+    lines = [_message(2, "tools/call", params)]
+    out = _stdio(user, lines if modern else [INITIALIZE, *lines])
+    return out if modern else out[1:]  # less initialize's answer
+
+
+@pytest.mark.parametrize("modern", [False, True])
+def test_stdio_writes_a_bulk_deletes_progress_before_the_response(
+    bulk_host: None, modern: bool
+) -> None:
+    ids = [site.pk for site in make_sites(40)]
+    out = over_stdio(modern, "sites__bulk_destroy", {"ids": ids})
+    progress = progress_of(out)
+    assert len(progress) == 20
+    assert progress[-1]["message"] == "deleted 40 of 40 rows"
+    assert out[-1]["id"] == 2
+    assert out[-1]["result"]["isError"] is False
+    assert len(out) == 21
+    assert Site.objects.count() == 0
+
+
+@pytest.mark.parametrize("modern", [False, True])
+def test_stdio_writes_a_bulk_deletes_conflict_after_its_progress_and_deletes_nothing(
+    bulk_host: None, modern: bool
+) -> None:
+    sites = make_sites(40)
+    Rack.objects.create(site=sites[30], name="R1")
+    out = over_stdio(modern, "sites__bulk_destroy", {"ids": [s.pk for s in sites]})
+    assert progress_of(out)[-1]["progress"] == 30
+    result = out[-1]["result"]
+    assert result["structuredContent"]["error"]["code"] == "conflict"
+    assert Site.objects.count() == 40
+
+
+@pytest.mark.parametrize("modern", [False, True])
+def test_stdio_writes_a_large_pages_progress_before_the_response(
+    large_pages: None, modern: bool
+) -> None:
+    many_sites(1200)
+    out = over_stdio(modern, "sites__list", {"page_size": 1500})
+    progress = progress_of(out)
+    assert len(progress) == 20
+    assert progress[-1]["message"] == "serialized 1,200 of 1,200 rows"
+    assert len(out[-1]["result"]["structuredContent"]["results"]) == 1200
