@@ -139,12 +139,14 @@ def tool_pagination(host: Any) -> type[ToolPagination]:
 
 
 def install(view: Any, call: Call | None) -> None:
-    """Page ``view`` by ``call``: the tool paginator in front of its own."""
+    """Page ``view`` by ``call``: the tool paginator in front of its own;
+    a large page's serializer counts its rows."""
     if call is not None and call.paged and isinstance(view, GenericAPIView):
         host: Any = view.pagination_class
         view.pagination_class = tool_pagination(host)
         if call.listing.page_size > notices.LARGE_PAGE:
-            view.get_serializer = _counted(view.get_serializer)
+            counting: Any = view  # an instance's method, replaced
+            counting.get_serializer = _counted(view.get_serializer)
 
 
 def _counted(get_serializer: Callable[..., Any]) -> Callable[..., Any]:

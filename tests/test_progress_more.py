@@ -90,7 +90,8 @@ def test_a_bulk_delete_failing_midway_ends_with_the_conflict_and_deletes_nothing
     response = call("sites__bulk_destroy", {"ids": ids}, modern=modern, progressToken=1)
     found = streamed(response)
     done = [p["progress"] for p in progress_of(found)]
-    assert done and done[-1] == 30
+    assert done
+    assert done[-1] == 30
     result = found[-1]["result"]
     assert result["isError"] is True
     assert result["structuredContent"]["error"]["code"] == "conflict"
