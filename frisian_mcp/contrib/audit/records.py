@@ -21,6 +21,7 @@ import datetime
 import functools
 import logging
 import re
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -40,6 +41,8 @@ _counting: contextvars.ContextVar[_Counting | None] = contextvars.ContextVar(
     "frisian_mcp_audit_counting", default=None
 )
 _WRITES = {"INSERT": "created", "UPDATE": "updated", "DELETE": "deleted"}
+#: Two parts of a request (a streamed call's worker) may end at once.
+_ADDING = threading.Lock()
 #: What a self-reported name or version, and an id, may look like.
 _NAME = re.compile(r"[\w .:/@+-]{1,64}")
 _ID = re.compile(r"[\w.:/@+-]{1,64}")
@@ -66,7 +69,8 @@ def counted(sender: Any, exchange: Exchange, **kwargs: Any) -> None:
         stack.close()
         for kind, cursor, early in written:
             rows = max(early, getattr(cursor, "rowcount", -1), 0)
-            exchange.rows[kind] = exchange.rows.get(kind, 0) + rows
+            with _ADDING:
+                exchange.rows[kind] = exchange.rows.get(kind, 0) + rows
 
 
 def finished(sender: Any, exchange: Exchange, **kwargs: Any) -> None:
