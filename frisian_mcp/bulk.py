@@ -6,7 +6,8 @@ would skip an unknown id without a word) and, for an update, every entry
 must pass the view's serializer for its row, so that an error names the
 entry's index and field. ``mode: "validate"`` stops there, writing nothing. A bulk create runs as
 the view's own create of a list, or item by item through a view's own
-``create``; both report their progress per row (ADR 0044).
+``create``; both report their progress per row (ADR 0044), as does a bulk
+delete whose action deletes each row through the view's ``perform_destroy``.
 """
 
 from __future__ import annotations
@@ -85,6 +86,11 @@ def check(tool: Tool, view: Any, call: Call) -> None:
     action = "update" if tool.kind == Kind.BULK_UPDATE else "delete"
     ids = [entry["id"] for entry in entries]
     call.notes.update(action=action, ids=ids, written=False)
+    if tool.kind == Kind.BULK_DELETE and callable(
+        getattr(view, "perform_destroy", None)
+    ):
+        # A bulk action that deletes row by row as a destroy would (drf-bulk's).
+        view.perform_destroy = _counted(view.perform_destroy, len(ids), "deleted")
 
 
 def create(
@@ -108,7 +114,7 @@ def create(
         handler.rows = serializer.validated_data
         fields = serializer.child.fields.items()
         handler.labels = {field.source: name for name, field in fields}
-        serializer.child.create = _counted(serializer.child.create, total)
+        serializer.child.create = _counted(serializer.child.create, total, "created")
         view.perform_create(serializer)
         report(total, total, "created")  # a list serializer's own create
         return Response(serializer.data, status=201)
@@ -128,16 +134,18 @@ def create(
     return Response(created, status=200 if call.validate_only else 201)
 
 
-def _counted(create: Callable[[Any], Any], total: int) -> Callable[[Any], Any]:
-    """``create``, reporting each row it creates."""
+def _counted(
+    write: Callable[[Any], Any], total: int, verb: str
+) -> Callable[[Any], Any]:
+    """``write``, reporting each row it writes as ``verb``."""
     done = 0
 
-    def counted(validated_data: Any) -> Any:
+    def counted(row: Any) -> Any:
         nonlocal done
-        row = create(validated_data)
+        written = write(row)
         done += 1
-        report(done, total, "created")
-        return row
+        report(done, total, verb)
+        return written
 
     return counted
 

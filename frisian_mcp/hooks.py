@@ -8,13 +8,15 @@ view's access checks and its action, and carry a body that is not JSON
 an app's ``ready()``, lists entries that stand for the flat tools when
 ``TOOL_LAYOUT`` names it. :data:`request_started` and
 :data:`request_finished` frame each request to the endpoint, over HTTP or
-another transport, with its :class:`~frisian_mcp.types.Exchange`.
+another transport, with its :class:`~frisian_mcp.types.Exchange`; a thread
+that takes up part of it (a streamed call's worker) runs in a :func:`part`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import re
+import threading
 import time
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
@@ -44,6 +46,9 @@ __all__ = [
     "form_only",
     "layout_class",
     "map_response",
+    "part",
+    "part_finished",
+    "part_started",
     "provide",
     "reachable",
     "register_layout",
@@ -56,8 +61,15 @@ __all__ = [
 #: Sent when a request reaches the endpoint: ``exchange`` (an Exchange).
 request_started = Signal()
 #: Sent once the request is answered: ``exchange``, complete. Exactly one
-#: per request, refused ones included.
+#: per request, refused ones included; by the thread whose part ends last.
 request_finished = Signal()
+#: Sent in a thread that takes up part of a request (a streamed call's
+#: worker, ADR 0044) as it starts: ``exchange``.
+part_started = Signal()
+#: Sent when one thread's part of a request ends while another's goes on
+#: (instead of ``request_finished``, which the last one sends): ``exchange``.
+part_finished = Signal()
+_PARTS = threading.Lock()
 
 
 def call_hooks() -> list[BaseCallHook]:
@@ -208,4 +220,30 @@ def exchange(transport: str) -> Iterator[Exchange]:
     try:
         yield record
     finally:
-        request_finished.send(sender=Exchange, exchange=record)
+        _finish(record)
+
+
+def part(record: Exchange) -> contextlib.AbstractContextManager[Exchange]:
+    """A part of ``record``'s request that another thread does, framed by
+    :data:`part_started` and its end; called before that thread starts."""
+    with _PARTS:
+        record.parts += 1
+    return _part(record)
+
+
+@contextlib.contextmanager
+def _part(record: Exchange) -> Iterator[Exchange]:
+    try:
+        part_started.send(sender=Exchange, exchange=record)
+        yield record
+    finally:
+        _finish(record)
+
+
+def _finish(record: Exchange) -> None:
+    """One part ended: the last one's end is the request's."""
+    with _PARTS:
+        record.parts -= 1
+        last = record.parts == 0
+    signal = request_finished if last else part_finished
+    signal.send(sender=Exchange, exchange=record)

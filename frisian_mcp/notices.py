@@ -22,6 +22,8 @@ __all__ = ["Channel", "opened", "progress_token", "report", "requested_level", "
 logger = logging.getLogger("frisian_mcp")
 #: Notifications a call's progress sends at most: one each twentieth.
 STEPS = 20
+#: Rows a list page holds before it reports its progress.
+LARGE_PAGE = 1000
 #: Seconds between notifications of a progress without a total.
 _UNTOTALLED_INTERVAL = 1.0
 _CURRENT: ContextVar[Channel | None] = ContextVar("frisian_mcp_channel", default=None)

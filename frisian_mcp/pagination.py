@@ -7,6 +7,8 @@ code may call any method of that class on ``view.paginator`` and gets the
 call's page; :func:`page` cuts one page of rows with its counts. A paginator
 an action builds itself reads the page from the query string
 (:func:`host_query`), and its REST page becomes the tool's (:func:`answer`).
+A page of more than :data:`~frisian_mcp.notices.LARGE_PAGE` rows reports its
+progress per row serialized (ADR 0044).
 """
 
 from __future__ import annotations
@@ -29,9 +31,10 @@ from rest_framework.pagination import (
     PageNumberPagination,
 )
 from rest_framework.response import Response
+from rest_framework.serializers import ListSerializer
 from rest_framework.settings import api_settings
 
-from frisian_mcp import results
+from frisian_mcp import notices, results
 from frisian_mcp.exceptions import HostError, ToolInputError, host_call
 from frisian_mcp.types import Call, Endpoint, ErrorCode, JSONObject, Kind, ListState
 
@@ -136,10 +139,37 @@ def tool_pagination(host: Any) -> type[ToolPagination]:
 
 
 def install(view: Any, call: Call | None) -> None:
-    """Page ``view`` by ``call``: the tool paginator in front of its own."""
+    """Page ``view`` by ``call``: the tool paginator in front of its own;
+    a large page's serializer counts its rows."""
     if call is not None and call.paged and isinstance(view, GenericAPIView):
         host: Any = view.pagination_class
         view.pagination_class = tool_pagination(host)
+        if call.listing.page_size > notices.LARGE_PAGE:
+            counting: Any = view  # an instance's method, replaced
+            counting.get_serializer = _counted(view.get_serializer)
+
+
+def _counted(get_serializer: Callable[..., Any]) -> Callable[..., Any]:
+    """``get_serializer``, whose list serializer of a page of more than
+    ``LARGE_PAGE`` rows reports each row it serializes."""
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        serializer = get_serializer(*args, **kwargs)
+        rows = serializer.instance if isinstance(serializer, ListSerializer) else None
+        if not isinstance(rows, list) or len(rows) <= notices.LARGE_PAGE:
+            return serializer
+        child, total, done = serializer.child, len(rows), iter(range(1, len(rows) + 1))
+        represent = child.to_representation
+
+        def to_representation(row: Any) -> Any:
+            data = represent(row)
+            notices.report(next(done, total), total, "serialized")
+            return data
+
+        child.to_representation = to_representation
+        return serializer
+
+    return counted
 
 
 def _call(request: Any) -> Call:

@@ -11,6 +11,7 @@ Every other request is answered as before, byte for byte.
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import functools
 import queue
@@ -22,13 +23,14 @@ from typing import Any, TypeVar
 from django import db
 from django.http import HttpResponse, StreamingHttpResponse
 
-from frisian_mcp import jsonrpc, levels, notices, replies
+from frisian_mcp import hooks, jsonrpc, levels, notices, replies
 from frisian_mcp.bodies import BULK_ARGUMENTS
+from frisian_mcp.conf import mcp_settings
 from frisian_mcp.exceptions import InternalError, JSONRPCError
 from frisian_mcp.guards import BULK_BODY_KEYS
 from frisian_mcp.parsers import readable_id
 from frisian_mcp.revisions import REVISIONS, select
-from frisian_mcp.types import CallContext, JSONObject
+from frisian_mcp.types import CallContext, Exchange, JSONObject
 
 __all__ = ["answer"]
 
@@ -65,7 +67,7 @@ def answer(
         if not modern:
             stopped = functools.partial(levels.cancelled, context, message.get("id"))
         channel = notices.Channel(token=token, level=level, stopped=stopped)
-        return _live(run, channel, message, modern)
+        return _live(run, channel, message, modern, context.exchange)
     channel = notices.Channel(level=level)
     with notices.opened(channel):
         reply = run()
@@ -75,12 +77,17 @@ def answer(
 
 
 def _reports(message: JSONObject) -> bool:
-    """Whether the call may report progress: a tool's bulk body (a list)."""
+    """Whether the call may report progress: a tool's bulk body (a list), or
+    a page of more than ``LARGE_PAGE`` rows."""
     params = message.get("params")
     arguments = params.get("arguments") if isinstance(params, dict) else None
     if message.get("method") != "tools/call" or not isinstance(arguments, dict):
         return False
-    return any(isinstance(arguments.get(key), list) for key in _BULK_KEYS)
+    if any(isinstance(arguments.get(key), list) for key in _BULK_KEYS):
+        return True
+    size = arguments.get("page_size", mcp_settings.PAGE_SIZE)
+    large = isinstance(size, int) and size > notices.LARGE_PAGE
+    return large and mcp_settings.MAX_PAGE_SIZE > notices.LARGE_PAGE
 
 
 def _modern(message: JSONObject, headers: Mapping[str, str]) -> bool:
@@ -125,6 +132,7 @@ def _live(
     channel: notices.Channel,
     message: JSONObject,
     modern: bool,
+    exchange: Exchange,
 ) -> jsonrpc.Reply | StreamingHttpResponse:
     """Run the call in a worker; stream once it first reports, else answer."""
     items: queue.Queue[Any] = queue.Queue(_BOUND)
@@ -135,9 +143,10 @@ def _live(
 
     channel.send = send
     worker = contextvars.copy_context()
+    part = hooks.part(exchange)  # the request's record waits for the worker
     threading.Thread(
         target=worker.run,
-        args=(_work, run, channel, items, readable_id(message)),
+        args=(_work, run, part, channel, items, readable_id(message)),
         name="frisian-mcp-call",
         daemon=True,
     ).start()
@@ -150,18 +159,20 @@ def _live(
 
 def _work(
     run: Callable[[], jsonrpc.Reply],
+    part: contextlib.AbstractContextManager[Any],
     channel: notices.Channel,
     items: queue.Queue[Any],
     request_id: Any,
 ) -> None:
-    """The worker: the call, then its reply last; its connections closed."""
+    """The worker: the call, its part of the request's frame ended (the
+    audit record written), then its reply last; its connections closed."""
 
     def failed(error: JSONRPCError) -> jsonrpc.Reply:
         return jsonrpc.Reply(error.http_status, jsonrpc.error_body(request_id, error))
 
     reply = failed(InternalError())  # what the stream ends with, whatever happens
     try:
-        with notices.opened(channel):
+        with part, notices.opened(channel):
             reply = jsonrpc.last_resort(run, failed, "in a streamed call")
     finally:
         channel.close()  # nothing follows the response

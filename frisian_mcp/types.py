@@ -215,7 +215,8 @@ class Exchange:
 
     Filled in as the request goes: the caller's ``context`` once known (or
     the ``scheme`` of credentials refused), then the JSON-RPC method, tool,
-    id and ``outcome`` (``None``: ok); ``rows`` is the audit's to count.
+    id and ``outcome`` (``None``: ok); ``rows`` is the audit's to count;
+    ``parts``: threads still working on the request (:func:`hooks.part`).
     """
 
     transport: str
@@ -228,6 +229,7 @@ class Exchange:
     outcome: str | None = None
     status: int | None = None
     rows: dict[str, int] = field(default_factory=dict)
+    parts: int = 1
 
 
 @dataclass

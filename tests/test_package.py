@@ -260,10 +260,13 @@ def test_each_extra_stays_within_its_budget() -> None:
 #: progress streams and log messages (notices, streams, levels, the deprecated-tool warning, the
 #: handshake era's cancel marks), 9 for deciding a lost connection inside
 #: the call's block (issue 29's pg-terminate fault), 14 for typing
-#: @prompt and the Annotated spelling of Record arguments. Lowered by 2
-#: when the two resource lists became one walk (resources.listed), by 1
-#: when a route without a lookup stopped describing one (tools.py).
-CORE_CEILING = 13568
+#: @prompt and the Annotated spelling of Record arguments, 91 for the rest
+#: of issue 28 item 4 (progress of bulk deletes and of pages over 1,000
+#: rows; a request's parts, so a streamed call's audit record waits for its
+#: worker). Lowered by 2 when the two resource lists became one walk
+#: (resources.listed), by 1 when a route without a lookup stopped
+#: describing one (tools.py).
+CORE_CEILING = 13659
 
 
 def test_the_core_does_not_grow() -> None:

@@ -15,9 +15,13 @@ class AuditConfig(AppConfig):
     verbose_name = "frisian_mcp audit trail"
 
     def ready(self) -> None:
-        """Connect to :data:`frisian_mcp.hooks.request_started` and ``_finished``."""
+        """Connect to :data:`frisian_mcp.hooks.request_started` and ``_finished``,
+        and to ``part_started`` and ``part_finished`` (a streamed call's worker)."""
+        from frisian_mcp import hooks
         from frisian_mcp.contrib.audit import records
-        from frisian_mcp.hooks import request_finished, request_started
 
-        request_started.connect(records.started, dispatch_uid="frisian_mcp.audit")
-        request_finished.connect(records.finished, dispatch_uid="frisian_mcp.audit")
+        uid = "frisian_mcp.audit"
+        hooks.request_started.connect(records.started, dispatch_uid=uid)
+        hooks.part_started.connect(records.started, dispatch_uid=uid)
+        hooks.part_finished.connect(records.counted, dispatch_uid=uid)
+        hooks.request_finished.connect(records.finished, dispatch_uid=uid)

@@ -1,12 +1,14 @@
 """One audit record per request, on the ``frisian_mcp.audit`` logger.
 
 :func:`started` counts the rows the request writes: an execute wrapper on
-each database connection notes every INSERT, UPDATE and DELETE, and keeps it
+each database connection of each thread that works on it (a streamed call's
+worker too) notes every INSERT, UPDATE and DELETE, and keeps it
 once its transaction commits (a rolled-back write, such as a refused bulk
 create's, counts nothing). A cursor's row count is read right after the
 statement (PostgreSQL drivers reset it when the cursor closes) and again at
 the end (SQLite sets it only once a RETURNING clause's rows were fetched);
-the larger one counts. :func:`finished` logs the
+the larger one counts; :func:`counted` adds a thread's rows as its part
+ends. :func:`finished` logs the
 :class:`~frisian_mcp.types.Exchange` with its fields in the record's
 ``extra`` (``mcp_*``); no argument value, result or credential is in it.
 """
@@ -19,6 +21,7 @@ import datetime
 import functools
 import logging
 import re
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -27,7 +30,7 @@ from django.db import connections, transaction
 
 from frisian_mcp.types import Exchange, JSONObject
 
-__all__ = ["audit_logger", "fields", "finished", "started"]
+__all__ = ["audit_logger", "counted", "fields", "finished", "started"]
 
 audit_logger = logging.getLogger("frisian_mcp.audit")
 #: The wrappers of the request being counted, and its committed writes
@@ -38,13 +41,16 @@ _counting: contextvars.ContextVar[_Counting | None] = contextvars.ContextVar(
     "frisian_mcp_audit_counting", default=None
 )
 _WRITES = {"INSERT": "created", "UPDATE": "updated", "DELETE": "deleted"}
+#: Two parts of a request (a streamed call's worker) may end at once.
+_ADDING = threading.Lock()
 #: What a self-reported name or version, and an id, may look like.
 _NAME = re.compile(r"[\w .:/@+-]{1,64}")
 _ID = re.compile(r"[\w.:/@+-]{1,64}")
 
 
 def started(sender: Any, exchange: Exchange, **kwargs: Any) -> None:
-    """Count the rows written while the request runs (audit on only)."""
+    """Count the rows this thread writes for the request (audit on only)."""
+    _counting.set(None)  # not the request thread's, copied into a worker
     if not audit_logger.isEnabledFor(logging.INFO):
         return
     stack, written = contextlib.ExitStack(), _Written()
@@ -54,8 +60,8 @@ def started(sender: Any, exchange: Exchange, **kwargs: Any) -> None:
     _counting.set((stack, written))
 
 
-def finished(sender: Any, exchange: Exchange, **kwargs: Any) -> None:
-    """Log the request's record."""
+def counted(sender: Any, exchange: Exchange, **kwargs: Any) -> None:
+    """Add the rows this thread wrote for the request; stop counting them."""
     counting = _counting.get()
     if counting is not None:
         _counting.set(None)
@@ -63,7 +69,13 @@ def finished(sender: Any, exchange: Exchange, **kwargs: Any) -> None:
         stack.close()
         for kind, cursor, early in written:
             rows = max(early, getattr(cursor, "rowcount", -1), 0)
-            exchange.rows[kind] = exchange.rows.get(kind, 0) + rows
+            with _ADDING:
+                exchange.rows[kind] = exchange.rows.get(kind, 0) + rows
+
+
+def finished(sender: Any, exchange: Exchange, **kwargs: Any) -> None:
+    """Log the request's record, once its last thread's part ended."""
+    counted(sender, exchange)
     if not audit_logger.isEnabledFor(logging.INFO):
         return
     extra = fields(exchange)
