@@ -4,8 +4,6 @@ Imported by the bench as ``_fleet_faults`` (``bench/`` is first on its path):
 
 * a redis-server of the bench's own on a free port (:func:`own_redis`), so
   that the ``redis-restart`` fault never touches a Redis others use;
-* the demo under uvicorn with several workers (:func:`uvicorn`), beside
-  ``_common.gunicorn``;
 * a probe app the bench's settings install before frisian_mcp (:data:`PROBE`):
   each worker counts the schemas it builds and the listing cache's hits and
   misses into a file of its own, read by :func:`probe_counts`;
@@ -26,7 +24,6 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -34,15 +31,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import httpx
 from _common import (
     MCP_HEADERS,
-    READY_TIMEOUT,
-    ROOT,
     BenchError,
     Server,
     call_body,
-    django_env,
     free_port,
     stop_process,
 )
@@ -173,79 +166,6 @@ def own_redis() -> Iterator[Redis]:
         yield redis
     finally:
         redis.stop()
-
-
-# -- uvicorn -------------------------------------------------------------------------
-
-
-@contextlib.contextmanager
-def uvicorn(
-    url: str,
-    work_dir: Path,
-    *,
-    headers: dict[str, str],
-    workers: int,
-    env: dict[str, str],
-) -> Iterator[Server]:
-    """The demo's ASGI application under ``uvicorn --workers``; stopped on exit.
-
-    ``demo_project.asgi`` turns persistent connections off (``CONN_MAX_AGE``
-    0), as Django's documentation says to under ASGI.
-    """
-    port = free_port()
-    log_path = work_dir / "uvicorn.log"
-    command = [
-        sys.executable,
-        "-m",
-        "uvicorn",
-        "demo_project.asgi:application",
-        f"--workers={workers}",
-        "--host=127.0.0.1",
-        f"--port={port}",
-        "--lifespan=off",
-        "--no-access-log",
-        "--timeout-graceful-shutdown=5",
-        # A new worker imports Django and warms up before it answers the
-        # restart's health check; uvicorn's default 5 s aborted every HUP
-        # restart on the loaded 2-core machine (the old worker was kept).
-        "--timeout-worker-healthcheck=30",
-    ]
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(
-            command,
-            cwd=ROOT,
-            env={**django_env(url), **env},
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-    base_url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_uvicorn(process, base_url, log_path, workers, headers)
-        yield Server(base_url, process.pid)
-    finally:
-        stop_process(process)
-
-
-def _wait_uvicorn(
-    process: subprocess.Popen[bytes],
-    base_url: str,
-    log: Path,
-    workers: int,
-    headers: dict[str, str],
-) -> None:
-    deadline = time.monotonic() + READY_TIMEOUT
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise BenchError(f"uvicorn exited early:\n{log.read_text()[-2000:]}")
-        started = log.read_text().count("Started server process")
-        with contextlib.suppress(httpx.TransportError):
-            status = httpx.get(
-                f"{base_url}/api/contacts/", headers=headers, timeout=5
-            ).status_code
-            if status == 200 and started >= workers:
-                return
-        time.sleep(0.2)
-    raise BenchError(f"uvicorn not ready:\n{log.read_text()[-2000:]}")
 
 
 # -- the server's processes and connections -------------------------------------------

@@ -92,15 +92,17 @@ from _common import (
     Server,
     auth_headers,
     call_body,
-    gunicorn,
     jsonrpc_body,
     machine,
     manage,
     percentile,
     postgres_database,
+    postgres_template,
     progress,
     raise_on_sigterm,
     run_script,
+    schema_digest,
+    server,
     write_json,
 )
 from _fleet_faults import (
@@ -111,7 +113,6 @@ from _fleet_faults import (
     Target,
     own_redis,
     probe_counts,
-    uvicorn,
     worker_rss_mb,
 )
 
@@ -619,6 +620,13 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "--redis-url",
         help="a Redis to use (default: a redis-server of the bench's own)",
     )
+    parser.add_argument(
+        "--template",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="copy a migrated, seeded template database kept on the server "
+        "(built on first use, per code and counts) instead of seeding anew",
+    )
     parser.add_argument("--json", type=Path, help="also write the result here")
     args = parser.parse_args(argv)
     if not 0 < args.seconds <= MAX_SECONDS:
@@ -640,17 +648,14 @@ def serve(
     args: argparse.Namespace, url: str, work_dir: Path, env: dict[str, str]
 ) -> contextlib.AbstractContextManager[Server]:
     """The demo under ``--server`` with ``--workers`` workers."""
-    if args.server == "uvicorn":
-        return uvicorn(
-            url, work_dir, headers=auth_headers(), workers=args.workers, env=env
-        )
     preload = {"GUNICORN_CMD_ARGS": "--preload"} if args.preload else {}
-    return gunicorn(
+    return server(
+        args.server,
         url,
         work_dir,
         headers=auth_headers(),
         workers=args.workers,
-        timeout=args.worker_timeout,
+        timeout=args.worker_timeout if args.server == "gunicorn" else None,
         env={**env, **preload},
     )
 
@@ -659,20 +664,33 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     """Bring the fleet up, seed it, load it with the faults; the result."""
     prefix = f"fleet-load-{uuid.uuid4().hex[:8]}"
     began = time.monotonic()
+    laps = Laps()
     with contextlib.ExitStack() as stack:
         redis = None if args.redis_url else stack.enter_context(own_redis())
         redis_url = args.redis_url or (redis.url if redis else "")
-        database = stack.enter_context(postgres_database(args.database_url))
+        laps("redis")
+        progress(f"Seeding {args.contacts} contacts, {args.devices} devices ...")
+        seeded = time.monotonic()
+        script = SEED_SCRIPT.format(contacts=args.contacts, devices=args.devices)
+        template = None
+        if args.template:  # migrated and seeded once per server, then copied
+            template = postgres_template(
+                args.database_url,
+                schema_digest(script),
+                lambda url: manage(url, ("shell", "-c", script)),
+            )
+        database = stack.enter_context(
+            postgres_database(args.database_url, template=template)
+        )
+        if template is None:
+            manage(database.url, ("shell", "-c", script))
+        seed_s = time.monotonic() - seeded
+        laps("seed")
         work_dir = Path(stack.enter_context(tempfile.TemporaryDirectory()))
         (work_dir / "fleet_load_settings.py").write_text(
             SETTINGS.format(redis=redis_url, prefix=prefix)
         )
         (work_dir / "fleet_load_probe.py").write_text(PROBE)
-        progress(f"Seeding {args.contacts} contacts, {args.devices} devices ...")
-        seeded = time.monotonic()
-        script = SEED_SCRIPT.format(contacts=args.contacts, devices=args.devices)
-        manage(database.url, ("shell", "-c", script))
-        seed_s = time.monotonic() - seeded
         load_start = list(os.getloadavg())
         env = {
             "DJANGO_SETTINGS_MODULE": "fleet_load_settings",
@@ -686,6 +704,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 serve(args, database.url, work_dir, env) as server,
                 Connections(admin, name) as connections,
             ):
+                laps("serve")
                 target = Target(
                     server,
                     admin,
@@ -695,7 +714,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     lambda: list_tools(server.base_url),
                 )
                 loaded = load(args, target, database.dsn)
+                laps("load")
                 log = _server_log(work_dir, args.json)
+            laps("stop")
             totals = loaded.totals
             rows = check_rows(
                 database.dsn, loaded.run_id, totals["MCP"].acked + totals["REST"].acked
@@ -703,6 +724,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         finally:
             redis_keys = clear_redis(redis_url, prefix)
         per_worker = probe_counts(work_dir)
+        laps("rows")
+    laps("clean_up")
     sides = {}
     for side in SIDES:
         sides[side] = summary(totals[side], loaded.walls[side], loaded.rss[side])
@@ -714,7 +737,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "database": database.label,
         "options": {k: str(v) for k, v in vars(args).items() if k != "database_url"},
         "seed_seconds": round(seed_s, 1),
+        "seeded_from_template": template,
         "elapsed_seconds": round(time.monotonic() - began, 1),
+        "seconds_by_step": laps.seconds,
         "load_average": {"start": load_start, "end": list(os.getloadavg())},
         "sides": sides,
         "pg_connections_max": max(connections.samples, default=0),
@@ -724,6 +749,19 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "per_worker": per_worker,
         "rows": rows,
     }
+
+
+class Laps:
+    """Seconds each step of a run took: ``laps("seed")`` ends the step."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+        self.mark = time.monotonic()
+
+    def __call__(self, step: str) -> None:
+        now = time.monotonic()
+        self.seconds[step] = round(now - self.mark, 2)
+        self.mark = now
 
 
 def _server_log(work_dir: Path, keep: Path | None) -> dict[str, int]:

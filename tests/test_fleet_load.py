@@ -1,10 +1,14 @@
 """The fleet load bench in its short form, with faults (issue 29, CI form).
 
 ``bench/bench_fleet_load.py`` runs as a subprocess: the demo under gunicorn
-(``--preload``) with 2 workers on a throw-away PostgreSQL database and a redis-server of the
-bench's own, a small seed, 8 clients, bulk creates of 20 in alternating MCP and REST phases,
-and in the middle of every phase a rolling restart (SIGHUP) and every
-database backend terminated. From its JSON result:
+(``--preload``) with 2 workers on a throw-away PostgreSQL database and a
+redis-server of the bench's own, a small seed, 8 clients, bulk creates of 20
+in alternating MCP and REST phases, and in the middle of every phase a
+rolling restart (SIGHUP) and every database backend terminated. The
+database is a copy of a migrated, seeded template the bench keeps on the
+server (built by the first run, again when migrations or the seed change):
+migrating and seeding took most of the time the short form took before.
+From its JSON result:
 
 - no acknowledged write lost, none doubled (rows counted on both sides);
 - MCP answered no 5xx and no error code but a retried ``unavailable`` (HTTP
@@ -52,8 +56,9 @@ SHORT = (
     "--fault=rolling-restart",
     "--fault=pg-terminate",
 )
-#: Seconds the short form may take at most (about 30-80 on a loaded 2-core
-#: machine), before it is stopped.
+#: Seconds the short form may take at most (about 25-35 on a 2-core machine
+#: at a load average of 10-12, 5 s more to build the template), before it
+#: is stopped.
 TIMEOUT = 240
 #: What MCP may answer under these faults: retried, and then a success.
 RETRIED = (
