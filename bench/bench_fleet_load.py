@@ -15,6 +15,13 @@ of each):
   ``objects`` over MCP; 100 POSTs on one connection over REST, which has no
   bulk create (so the REST side's bulk operations are far slower).
 
+``--bulk-share PERCENT`` sets the bulk creates' share (default 5), taken from
+the 15 % writes: with ``--bulk-share 0`` the mix is 60 % lists, 25 %
+retrieves and 15 % single creates or updates, every operation one request on
+either side, and the report judges the issue's goals (MCP's throughput >=
+0.9x REST's, p99 <= 1.2x) on the ratios it prints (``mcp_over_rest``).
+With bulk creates in the mix the ratios are printed but not judged.
+
 An HTTP 503 or a tool's ``unavailable`` is retried with backoff (at most
 ``RETRIES`` times). Per side: operations and HTTP requests per second (a
 phase ends when each client's last operation does), p50/p95/p99 latency,
@@ -57,6 +64,7 @@ Usage::
         # 32 clients, 200,000 contacts, 50,000 devices, 60 s
     .venv/bin/python bench/bench_fleet_load.py --contacts 20000 --devices 5000 \\
         --workers 2 --clients 16 --seconds 80
+    .venv/bin/python bench/bench_fleet_load.py --bulk-share 0   # the goals' run
 
     .venv/bin/python bench/bench_fleet_load.py --contacts 500 --devices 200 \\
         --workers 2 --clients 8 --seconds 12 --bulk 20 --preload \\
@@ -117,7 +125,12 @@ from _fleet_faults import (
 )
 
 SIDES = ("MCP", "REST")
+#: The issue's mix, in percent: bulk creates take ``--bulk-share`` of the 15 %
+#: writes (5 by default), single writes the rest (see :func:`mix_weights`).
 MIX = {"list": 60, "retrieve": 25, "write": 10, "bulk": 5}
+WRITES = MIX["write"] + MIX["bulk"]
+#: The goals of issue 29 for MCP against REST in the same run.
+GOALS = {"ops_per_s": 0.9, "p99_ms": 1.2}
 RETRIES = 5
 MAX_SECONDS = 300
 SETTINGS = '''"""Written by bench/bench_fleet_load.py: the demo with a Redis cache."""
@@ -265,9 +278,11 @@ class Mix:
         ids: dict[str, list[str]],
         pages: dict[str, int],
         bulk: int,
+        weights: dict[str, float] = MIX,
     ) -> None:
         self.side = side
         self.bulk = bulk
+        self.weights = {kind: share for kind, share in weights.items() if share}
         self.pages = pages
         self.run_id = run_id
         self.ids = ids
@@ -374,10 +389,22 @@ class Mix:
 # -- the load --------------------------------------------------------------------------
 
 
+def mix_weights(bulk_share: float) -> dict[str, float]:
+    """The mix with ``bulk_share`` percent of bulk creates.
+
+    The bulk share is taken from the writes and given to them: the mix keeps
+    60 % lists, 25 % retrieves and 15 % writes whatever the share, so with
+    ``0`` the 5 % of bulk creates are single creates or updates. REST has no
+    bulk create (a bulk operation is ``--bulk`` POSTs there, one request
+    over MCP): only then is each operation one request on both sides.
+    """
+    return {**MIX, "write": WRITES - bulk_share, "bulk": bulk_share}
+
+
 def phase(base_url: str, mix: Mix, clients: int, seconds: float) -> tuple[Stats, float]:
     """Run the mix with ``clients`` threads for ``seconds``; stats and wall time."""
     per_client = [Stats() for _ in range(clients)]
-    kinds, weights = list(MIX), list(MIX.values())
+    kinds, weights = list(mix.weights), list(mix.weights.values())
     deadline = time.monotonic() + seconds
     headers = auth_headers()
 
@@ -481,6 +508,35 @@ def summary(
     }
 
 
+def ratios(sides: dict[str, dict[str, Any]], bulk_share: float) -> dict[str, Any]:
+    """MCP's figures over REST's, and the issue's goals judged on them.
+
+    ``comparable`` is false while the mix has bulk creates (one MCP request
+    against ``--bulk`` REST POSTs): the goals are judged on a run with
+    ``--bulk-share 0`` only.
+    """
+    mcp, rest = sides["MCP"], sides["REST"]
+
+    def over(a: Any, b: Any) -> float | None:
+        return round(a / b, 3) if a is not None and b else None
+
+    keys = ("ops_per_s", "http_requests_per_s", "p50_ms", "p95_ms", "p99_ms")
+    found: dict[str, Any] = {key: over(mcp[key], rest[key]) for key in keys}
+    found["p99_by_kind"] = {
+        kind: over(mcp["p50_p99_ms_by_kind"][kind][1], values[1])
+        for kind, values in rest["p50_p99_ms_by_kind"].items()
+        if kind in mcp["p50_p99_ms_by_kind"]
+    }
+    found["comparable"] = bulk_share == 0
+    throughput, p99 = found["ops_per_s"], found["p99_ms"]
+    found["goals"] = {
+        f"throughput >= {GOALS['ops_per_s']}x REST": throughput is not None
+        and throughput >= GOALS["ops_per_s"],
+        f"p99 <= {GOALS['p99_ms']}x REST": p99 is not None and p99 <= GOALS["p99_ms"],
+    }
+    return found
+
+
 def unexpected(errors: dict[str, int]) -> dict[str, int]:
     """The errors that are neither retried ``unavailable`` nor a retried
     refused connection: every final error, and any retried other code."""
@@ -511,7 +567,8 @@ def load(args: argparse.Namespace, target: Target, dsn: str) -> Loaded:
         "contacts": max(1, min(400, args.contacts // 25)),
         "devices": max(1, min(400, args.devices // 100)),
     }
-    mixes = {side: Mix(side, run_id, ids, pages, args.bulk) for side in SIDES}
+    weights = mix_weights(args.bulk_share)
+    mixes = {side: Mix(side, run_id, ids, pages, args.bulk, weights) for side in SIDES}
     out = Loaded(
         run_id,
         {side: Stats() for side in SIDES},
@@ -566,6 +623,23 @@ def table(result: dict[str, Any]) -> str:
         )
         rows.append(f"  errors: {s['errors']}")
         rows.append(f"  faults: {s['faults']}")
+    ratio = result["mcp_over_rest"]
+    rows.append(
+        f"MCP / REST: throughput {ratio['ops_per_s']}x, p50 {ratio['p50_ms']}x, "
+        f"p95 {ratio['p95_ms']}x, p99 {ratio['p99_ms']}x; p99 by kind "
+        f"{ratio['p99_by_kind']}"
+    )
+    if ratio["comparable"]:
+        met = ", ".join(
+            f"{goal}: {'met' if ok else 'NOT met'}"
+            for goal, ok in ratio["goals"].items()
+        )
+        rows.append(f"goals (--bulk-share 0, one request an operation): {met}")
+    else:
+        rows.append(
+            "goals not judged: bulk creates are one MCP request against "
+            "--bulk REST POSTs (run with --bulk-share 0)"
+        )
     rows.append(f"PostgreSQL connections (max seen): {result['pg_connections_max']}")
     rows.append(f"Redis keys of the run at the end: {result['redis_keys_at_end']}")
     per_worker = {
@@ -600,6 +674,16 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--rounds", type=int, default=2, help="MCP+REST pairs")
     parser.add_argument("--bulk", type=int, default=100, help="contacts a bulk create")
     parser.add_argument(
+        "--bulk-share",
+        type=float,
+        default=MIX["bulk"],
+        metavar="PERCENT",
+        help=f"the share of bulk creates in the mix, taken from the {WRITES} %% "
+        "writes (default %(default)s); 0: single writes only, so that every "
+        "operation is one request on both sides and the MCP/REST ratios compare "
+        "like with like",
+    )
+    parser.add_argument(
         "--fault",
         action="append",
         choices=FAULTS,
@@ -633,6 +717,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         parser.error(f"--seconds must be in (0, {MAX_SECONDS}]")
     if args.rounds < 2 or not 1 <= args.clients <= 256 or args.workers < 1:
         parser.error("--rounds >= 2, 1 <= --clients <= 256, --workers >= 1")
+    if not 0 <= args.bulk_share <= WRITES:
+        parser.error(f"--bulk-share must be in [0, {WRITES}]")
     if not 1 <= args.bulk <= 1000:
         parser.error("--bulk must be in [1, 1000]")
     if args.preload and args.server != "gunicorn":
@@ -731,6 +817,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         sides[side] = summary(totals[side], loaded.walls[side], loaded.rss[side])
         sides[side]["faults"] = loaded.faults[side]
         sides[side]["unexpected_errors"] = unexpected(totals[side].errors)
+    mcp_over_rest = ratios(sides, args.bulk_share)
     return {
         "benchmark": "bench_fleet_load.py",
         "machine": machine(),
@@ -742,6 +829,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "seconds_by_step": laps.seconds,
         "load_average": {"start": load_start, "end": list(os.getloadavg())},
         "sides": sides,
+        "mcp_over_rest": mcp_over_rest,
         "pg_connections_max": max(connections.samples, default=0),
         "redis_keys_at_end": redis_keys,
         "redis_restarts_s": redis.restarts if redis else [],
