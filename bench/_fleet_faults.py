@@ -10,7 +10,8 @@ Imported by the bench as ``_fleet_faults`` (``bench/`` is first on its path):
 * each worker's RSS (:func:`worker_rss_mb`) and the database's connections
   (:class:`Connections`), sampled by the bench;
 * the faults (:data:`FAULTS`), each fired by :class:`Faults` in the middle of
-  every phase: a rolling restart of the workers, Redis stopped and started,
+  every phase: a rolling restart of the workers, a worker added and one
+  removed (TTIN, TTOU), Redis stopped and started,
   every PostgreSQL backend of the database terminated, and slow clients (one
   that vanishes mid-response, one that sends half a body and stalls).
 """
@@ -24,6 +25,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -40,7 +42,13 @@ from _common import (
     stop_process,
 )
 
-FAULTS = ("rolling-restart", "redis-restart", "pg-terminate", "slow-client")
+FAULTS = (
+    "rolling-restart",
+    "scale-workers",
+    "redis-restart",
+    "pg-terminate",
+    "slow-client",
+)
 #: The probe app: counts per worker, written to ``probe-<pid>.json``.
 PROBE = '''"""Written by bench/bench_fleet_load.py: counts per worker, never changes
 what frisian_mcp does (schema builds, listing cache hits and misses)."""
@@ -168,6 +176,94 @@ def own_redis() -> Iterator[Redis]:
         redis.stop()
 
 
+# -- pgbouncer -----------------------------------------------------------------------
+
+#: Appended to the bench's settings behind pgbouncer in transaction mode: a
+#: server-side cursor (``.iterator()``) outlives the transaction it was
+#: opened in, and pgbouncer may give the next statement another server.
+PGBOUNCER_SETTINGS = """
+DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = True  # noqa: F405
+"""
+
+
+@dataclass
+class PgBouncer:
+    """A pgbouncer of the bench's own, in transaction mode, on a free port."""
+
+    port: int
+    version: str
+
+    def url(self, database_url: str) -> str:
+        """``database_url`` through this pgbouncer."""
+        from urllib.parse import urlsplit, urlunsplit
+
+        parts = urlsplit(database_url)
+        user = parts.username or "postgres"
+        return urlunsplit(parts._replace(netloc=f"{user}@127.0.0.1:{self.port}"))
+
+
+@contextlib.contextmanager
+def own_pgbouncer(database_url: str, pool_size: int = 20) -> Iterator[PgBouncer]:
+    """pgbouncer in front of ``database_url``'s server, transaction pooling.
+
+    Every database of the server, ``trust`` authentication for the URL's
+    user (as the server's), at most ``pool_size`` server connections per
+    database. Run as the ``postgres`` system user when the bench runs as root
+    (pgbouncer refuses root). Stopped on exit.
+    """
+    from urllib.parse import urlsplit
+
+    binary = shutil.which("pgbouncer") or (
+        "/usr/sbin/pgbouncer" if Path("/usr/sbin/pgbouncer").exists() else None
+    )
+    if binary is None:
+        raise BenchError("--pgbouncer: no pgbouncer (apt-get install pgbouncer).")
+    parts = urlsplit(database_url)
+    user = parts.username or "postgres"
+    port = free_port()
+    directory = Path(tempfile.mkdtemp(prefix="frisian-pgbouncer-"))
+    directory.chmod(0o755)
+    (directory / "userlist.txt").write_text(f'"{user}" ""\n')
+    config = directory / "pgbouncer.ini"
+    config.write_text(
+        "[databases]\n"
+        f"* = host={parts.hostname or '127.0.0.1'} port={parts.port or 5432}\n"
+        "[pgbouncer]\n"
+        f"listen_addr = 127.0.0.1\nlisten_port = {port}\nunix_socket_dir =\n"
+        f"auth_type = trust\nauth_file = {directory / 'userlist.txt'}\n"
+        f"pool_mode = transaction\ndefault_pool_size = {pool_size}\n"
+        "max_client_conn = 1000\nserver_reset_query =\n"
+        "ignore_startup_parameters = extra_float_digits,options\n"
+    )
+    for path in directory.iterdir():
+        path.chmod(0o644)
+    command = [binary, str(config)]
+    if os.geteuid() == 0:
+        command[1:1] = ["-u", "postgres"]
+    version = subprocess.run(
+        [binary, "--version"], capture_output=True, text=True, check=False
+    ).stdout.split("\n", 1)[0]
+    log = (directory / "pgbouncer.log").open("wb")
+    process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            with contextlib.suppress(OSError):
+                socket.create_connection(("127.0.0.1", port), 0.2).close()
+                break
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise BenchError(
+                    "pgbouncer did not start:\n"
+                    + (directory / "pgbouncer.log").read_text()[-2000:]
+                )
+            time.sleep(0.05)
+        yield PgBouncer(port, version)
+    finally:
+        stop_process(process)
+        log.close()
+        shutil.rmtree(directory, ignore_errors=True)
+
+
 # -- the server's processes and connections -------------------------------------------
 
 
@@ -240,6 +336,32 @@ def rolling_restart(target: Target) -> dict[str, Any]:
     ones gracefully; uvicorn restarts its workers one by one."""
     os.kill(target.server.pid, signal.SIGHUP)
     return {"signal": "SIGHUP"}
+
+
+def scale_workers(target: Target) -> dict[str, Any]:
+    """SIGTTIN to the master (one worker more), then SIGTTOU (one fewer),
+    as an autoscaler does: the counts of workers seen at each step.
+
+    gunicorn and uvicorn (0.30 and later) both take these signals; the
+    worker TTOU stops is the oldest (gunicorn) or the last (uvicorn), and it
+    finishes its calls in flight first.
+    """
+    before = len(worker_rss_mb(target.server.pid))
+    os.kill(target.server.pid, signal.SIGTTIN)
+    added = _workers_reach(target.server.pid, before + 1)
+    os.kill(target.server.pid, signal.SIGTTOU)
+    after = _workers_reach(target.server.pid, before)
+    return {"signals": "TTIN, TTOU", "workers": [before, added, after]}
+
+
+def _workers_reach(master: int, count: int, limit: float = 10.0) -> int:
+    """Wait up to ``limit`` s for ``count`` workers; how many there are."""
+    deadline = time.monotonic() + limit
+    while (found := len(worker_rss_mb(master))) != count:
+        if time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    return found
 
 
 def redis_restart(target: Target) -> dict[str, Any]:
@@ -329,6 +451,7 @@ def _stall(host: str, port: int, body: bytes, limit: float) -> float | None:
 
 ACTIONS: dict[str, Callable[[Target], dict[str, Any]]] = {
     "rolling-restart": rolling_restart,
+    "scale-workers": scale_workers,
     "redis-restart": redis_restart,
     "pg-terminate": pg_terminate,
     "slow-client": slow_client,

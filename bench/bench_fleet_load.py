@@ -39,6 +39,8 @@ beside the side's figures:
 
 * ``rolling-restart``: SIGHUP to the master (gunicorn starts new workers and
   stops the old ones gracefully; uvicorn restarts its workers one by one);
+* ``scale-workers``: SIGTTIN to the master (a worker more), and once it
+  runs SIGTTOU (one fewer), as an autoscaler does;
 * ``redis-restart``: the bench's own redis-server (on a free port, never a
   shared one) stopped and started empty a second later, with ``tools/list``
   before and after compared;
@@ -115,10 +117,12 @@ from _common import (
 )
 from _fleet_faults import (
     FAULTS,
+    PGBOUNCER_SETTINGS,
     PROBE,
     Connections,
     Faults,
     Target,
+    own_pgbouncer,
     own_redis,
     probe_counts,
     worker_rss_mb,
@@ -697,6 +701,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "--preload", action="store_true", help="gunicorn --preload (warm-up once)"
     )
     parser.add_argument(
+        "--pgbouncer",
+        action="store_true",
+        help="the workers connect through a pgbouncer of the bench's own, in "
+        "transaction mode (DISABLE_SERVER_SIDE_CURSORS on)",
+    )
+    parser.add_argument(
         "--database-url",
         default=f"postgres://postgres@127.0.0.1:5432/frisian_fleet_load_{uuid.uuid4().hex[:8]}",
     )
@@ -773,9 +783,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         seed_s = time.monotonic() - seeded
         laps("seed")
         work_dir = Path(stack.enter_context(tempfile.TemporaryDirectory()))
-        (work_dir / "fleet_load_settings.py").write_text(
-            SETTINGS.format(redis=redis_url, prefix=prefix)
-        )
+        served_url, bouncer = database.url, None
+        settings = SETTINGS.format(redis=redis_url, prefix=prefix)
+        if args.pgbouncer:  # the workers connect through it; the bench does not
+            bouncer = stack.enter_context(own_pgbouncer(database.url))
+            served_url = bouncer.url(database.url)
+            settings += PGBOUNCER_SETTINGS
+        (work_dir / "fleet_load_settings.py").write_text(settings)
         (work_dir / "fleet_load_probe.py").write_text(PROBE)
         load_start = list(os.getloadavg())
         env = {
@@ -787,7 +801,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         admin = database.dsn.rsplit("/", 1)[0] + "/postgres"
         try:
             with (
-                serve(args, database.url, work_dir, env) as server,
+                serve(args, served_url, work_dir, env) as server,
                 Connections(admin, name) as connections,
             ):
                 laps("serve")
@@ -833,6 +847,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "pg_connections_max": max(connections.samples, default=0),
         "redis_keys_at_end": redis_keys,
         "redis_restarts_s": redis.restarts if redis else [],
+        "pgbouncer": bouncer.version + ", pool_mode transaction" if bouncer else None,
         "server_log": log,
         "per_worker": per_worker,
         "rows": rows,
