@@ -89,6 +89,7 @@ import threading
 import time
 import uuid
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -282,7 +283,7 @@ class Mix:
         ids: dict[str, list[str]],
         pages: dict[str, int],
         bulk: int,
-        weights: dict[str, float] = MIX,
+        weights: Mapping[str, float] = MIX,
     ) -> None:
         self.side = side
         self.bulk = bulk
