@@ -292,6 +292,30 @@ def test_a_worker_that_found_the_store_empty_never_shrinks_it(
 
 
 @override_settings(FRISIAN_MCP=SHARED)
+def test_entries_a_worker_cannot_adopt_never_hide_its_new_schemas(
+    builds: list[str],
+) -> None:
+    """A variant of a class that does not import here counts for nothing."""
+    first = ToolRegistry.from_settings()
+    tools = list(first)
+    for tool in tools[:3]:
+        tool.schema  # noqa: B018
+    first.share_schemas()
+    key = f"frisian_mcp:schemas:{first.store.fingerprint}"  # type: ignore[union-attr]
+    schemas, problems = fleet_cache.load(key, rights=False)
+    schemas[(tools[0].name, "elsewhere.Serializer", "0" * 32)] = None
+    assert fleet_cache.store(key, (schemas, problems), None, rights=False)
+    second = ToolRegistry.from_settings()
+    second.share_schemas()  # adopts 3, not the stranger
+    second.get(tools[3].name).schema  # type: ignore[union-attr]  # noqa: B018
+    second.share_schemas()
+    assert len(builds) == 4
+    third = ToolRegistry.from_settings()
+    third.share_schemas()
+    assert [t.built for t in third][:4] == [True] * 4
+
+
+@override_settings(FRISIAN_MCP=SHARED)
 def test_a_worker_stores_its_schemas_again_once_the_cache_lost_them(
     builds: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

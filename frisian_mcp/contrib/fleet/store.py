@@ -137,7 +137,8 @@ class FleetStore(BaseStore):
         _adopt_variants(registry, schemas)
         known = set(registry.builder.problems)
         registry.builder.problems.extend(p for p in problems if p not in known)
-        self._stored = max(self._stored, len(schemas))
+        # Ours only: entries no class here matches must not hide our new ones.
+        self._stored = len(self._built().keys() & schemas.keys())
 
     def _built(self) -> dict[Any, Tool]:
         """This process's built schemas (and variants), by their stored key."""
