@@ -66,7 +66,8 @@ Usage::
         # 32 clients, 200,000 contacts, 50,000 devices, 60 s
     .venv/bin/python bench/bench_fleet_load.py --contacts 20000 --devices 5000 \\
         --workers 2 --clients 16 --seconds 80
-    .venv/bin/python bench/bench_fleet_load.py --bulk-share 0   # the goals' run
+    .venv/bin/python bench/bench_fleet_load.py --bulk-share 0 --preload \\
+        --warmup 10 --seconds 120   # the goals' run
 
     .venv/bin/python bench/bench_fleet_load.py --contacts 500 --devices 200 \\
         --workers 2 --clients 8 --seconds 12 --bulk 20 --preload \\
@@ -562,6 +563,8 @@ class Loaded:
     walls: dict[str, float]
     rss: dict[str, dict[str, list[float]]]
     faults: dict[str, list[dict[str, Any]]]
+    #: The creates the unmeasured warm-up had acknowledged (rows checked too).
+    warmup_acked: list[str] = field(default_factory=list)
 
 
 def load(args: argparse.Namespace, target: Target, dsn: str) -> Loaded:
@@ -582,6 +585,12 @@ def load(args: argparse.Namespace, target: Target, dsn: str) -> Loaded:
         {side: [] for side in SIDES},
     )
     master = target.server.pid
+    for side in SIDES if args.warmup else ():  # unmeasured, without faults
+        progress(f"warm-up: {side} for {args.warmup / 2:g} s")
+        stats, _ = phase(
+            target.server.base_url, mixes[side], args.clients, args.warmup / 2
+        )
+        out.warmup_acked += stats.acked
     per_phase = args.seconds / (2 * args.rounds)
     for round_ in range(args.rounds):
         order = SIDES if round_ % 2 == 0 else SIDES[::-1]
@@ -677,6 +686,14 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--devices", type=int, default=50_000)
     parser.add_argument("--seconds", type=float, default=60.0, help="load in all")
     parser.add_argument("--rounds", type=int, default=2, help="MCP+REST pairs")
+    parser.add_argument(
+        "--warmup",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="an unmeasured MCP and REST phase first, half each, without faults: "
+        "each worker's first calls and growth stay out of the figures",
+    )
     parser.add_argument("--bulk", type=int, default=100, help="contacts a bulk create")
     parser.add_argument(
         "--bulk-share",
@@ -726,6 +743,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if not 0 < args.seconds <= MAX_SECONDS:
         parser.error(f"--seconds must be in (0, {MAX_SECONDS}]")
+    if not 0 <= args.warmup <= 60:
+        parser.error("--warmup must be in [0, 60]")
     if args.rounds < 2 or not 1 <= args.clients <= 256 or args.workers < 1:
         parser.error("--rounds >= 2, 1 <= --clients <= 256, --workers >= 1")
     if not 0 <= args.bulk_share <= WRITES:
@@ -819,9 +838,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 log = _server_log(work_dir, args.json)
             laps("stop")
             totals = loaded.totals
-            rows = check_rows(
-                database.dsn, loaded.run_id, totals["MCP"].acked + totals["REST"].acked
-            )
+            acked = totals["MCP"].acked + totals["REST"].acked + loaded.warmup_acked
+            rows = check_rows(database.dsn, loaded.run_id, acked)
         finally:
             redis_keys = clear_redis(redis_url, prefix)
         per_worker = probe_counts(work_dir)
