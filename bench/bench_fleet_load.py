@@ -55,7 +55,12 @@ A probe app the bench's settings install (it counts, it changes nothing)
 reports per worker the schemas it built and the listing cache's hits and
 misses. ``--server uvicorn`` serves ``demo_project.asgi`` with
 ``uvicorn --workers`` instead of gunicorn; ``--preload`` passes gunicorn's
-``--preload`` (the master warms up once, before it forks).
+``--preload`` (the master warms up once, before it forks). ``--pgbouncer``
+puts a pgbouncer of the bench's own (transaction pooling) between the
+workers and PostgreSQL. The run's database is a copy of a template the
+bench migrates and seeds once per server, code and counts
+(``--no-template``: seed anew); ``seconds_by_step`` in the result says
+where a run's time went.
 
 Loopback only; the load stops by itself (``--seconds`` at most 300); the
 servers, the database and the bench's Redis are removed on any error.
