@@ -154,3 +154,54 @@ def test_the_faults_fired(short_form: dict[str, Any]) -> None:
         if e["fault"] == "pg-terminate"
     ]
     assert sum(terminated) > 0
+
+
+def _bench() -> Any:
+    """The bench's module (it imports its helpers from ``bench/``)."""
+    import importlib
+
+    sys.path.insert(0, str(BENCH.parent))
+    try:
+        return importlib.import_module("bench_fleet_load")
+    finally:
+        sys.path.remove(str(BENCH.parent))
+
+
+@pytest.mark.parametrize("share", [0, 2.5, 5, 15])
+def test_the_bulk_share_comes_out_of_the_writes(share: float) -> None:
+    weights = _bench().mix_weights(share)
+    assert weights["list"] == 60
+    assert weights["retrieve"] == 25
+    assert weights["write"] + weights["bulk"] == 15
+    assert weights["bulk"] == share
+    assert sum(weights.values()) == 100
+
+
+def test_a_bulk_share_of_0_never_picks_a_bulk_create() -> None:
+    bench = _bench()
+    mix = bench.Mix("MCP", "x", {}, {}, 20, bench.mix_weights(0))
+    assert set(mix.weights) == {"list", "retrieve", "write"}
+
+
+def _side(ops: float, p99: float) -> dict[str, Any]:
+    return {
+        "ops_per_s": ops,
+        "http_requests_per_s": ops,
+        "p50_ms": p99 / 4,
+        "p95_ms": p99 / 2,
+        "p99_ms": p99,
+        "p50_p99_ms_by_kind": {"list": [p99 / 4, p99]},
+    }
+
+
+def test_the_ratios_judge_the_goals_on_a_comparable_mix_only() -> None:
+    ratios = _bench().ratios
+    met = ratios({"MCP": _side(95, 110), "REST": _side(100, 100)}, 0)
+    assert met["ops_per_s"] == 0.95
+    assert met["p99_ms"] == 1.1
+    assert met["p99_by_kind"] == {"list": 1.1}
+    assert met["comparable"]
+    assert all(met["goals"].values())
+    missed = ratios({"MCP": _side(85, 130), "REST": _side(100, 100)}, 0)
+    assert not any(missed["goals"].values())
+    assert not ratios({"MCP": _side(95, 110), "REST": _side(100, 100)}, 5)["comparable"]
