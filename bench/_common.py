@@ -10,8 +10,8 @@ Python puts ``bench/`` first on ``sys.path`` and they import this module as
   already, removed on exit;
 * the environment of the benchmark's Django processes (:func:`django_env`)
   and ``manage.py`` commands run in them (:func:`manage`);
-* the demo served by gunicorn (:func:`gunicorn`), started on a free port and
-  stopped on exit;
+* the demo served by gunicorn or uvicorn (:func:`server`, :func:`gunicorn`),
+  started on a free port and stopped on exit;
 * clean-up on SIGTERM (:func:`raise_on_sigterm`) and the scripts' entry point
   (:func:`run_script`);
 * the demo's token, JSON-RPC bodies, response checks, percentiles, the
@@ -160,12 +160,13 @@ def _sqlite_file(url: str, show_directory: bool) -> Iterator[Database]:
 
 
 @contextlib.contextmanager
-def postgres_database(url: str) -> Iterator[Database]:
+def postgres_database(url: str, template: str | None = None) -> Iterator[Database]:
     """Create the PostgreSQL database ``url`` names; drop it on exit.
 
-    It is created and dropped through the server's ``postgres`` database.
-    The label reads like ``PostgreSQL 15.20``. A database that already
-    exists is refused rather than reused or dropped.
+    It is created and dropped through the server's ``postgres`` database,
+    as a copy of the database ``template`` if given (see
+    :func:`postgres_template`). The label reads like ``PostgreSQL 15.20``.
+    A database that already exists is refused rather than reused or dropped.
     """
     import psycopg
     from psycopg import errors, sql
@@ -176,11 +177,14 @@ def postgres_database(url: str) -> Iterator[Database]:
     name = parts.path.lstrip("/")
     if not name or name in ("postgres", "template0", "template1"):
         raise BenchError("--database-url must name a new, throw-away database.")
-    admin_url = urlunsplit(parts._replace(scheme="postgresql", path="/postgres"))
+    admin_url = _admin_url(url)
+    create = sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name))
+    if template is not None:
+        create += sql.SQL(" TEMPLATE {}").format(sql.Identifier(template))
     with psycopg.connect(admin_url, autocommit=True) as admin:
         version = admin.info.server_version
         try:
-            admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+            admin.execute(create)
         except errors.DuplicateDatabase as exc:
             raise BenchError(
                 f"Database {name!r} already exists; drop it or name another one."
@@ -192,6 +196,113 @@ def postgres_database(url: str) -> Iterator[Database]:
         drop = sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(name))
         with psycopg.connect(admin_url, autocommit=True) as admin:
             admin.execute(drop + force)
+
+
+def _admin_url(url: str) -> str:
+    """The URL of the server's ``postgres`` database, for psycopg."""
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(scheme="postgresql", path="/postgres"))
+
+
+#: The prefix of the template databases :func:`postgres_template` keeps.
+TEMPLATE_PREFIX = "frisian_bench_tpl_"
+#: How many of them are kept on a server (the newest; the others dropped).
+TEMPLATES_KEPT = 4
+
+
+def schema_digest(*extra: str) -> str:
+    """A digest of what a migrated, seeded demo database depends on.
+
+    Every migration of the demo and of frisian_mcp, the demo's settings and
+    seed command, Django's and DRF's versions (their own migrations), and
+    ``extra`` (a seed script, the row counts).
+    """
+    import hashlib
+    import importlib.metadata
+
+    digest = hashlib.sha256()
+    files = sorted(
+        [
+            *ROOT.glob("demo_project/**/migrations/*.py"),
+            *ROOT.glob("frisian_mcp/**/migrations/*.py"),
+            ROOT / "demo_project" / "settings.py",
+            SEED_MODULE,
+        ]
+    )
+    for path in files:
+        digest.update(str(path.relative_to(ROOT)).encode() + path.read_bytes())
+    for library in ("django", "djangorestframework"):
+        digest.update(importlib.metadata.version(library).encode())
+    for part in extra:
+        digest.update(part.encode())
+    return digest.hexdigest()[:20]
+
+
+def postgres_template(url: str, key: str, build: Callable[[str], None]) -> str:
+    """The name of a template database for ``key``, built once per server.
+
+    ``build(url)`` fills a new database (migrates and seeds it, say) the
+    first time; later runs with the same ``key`` (:func:`schema_digest`)
+    copy the template instead (``CREATE DATABASE ... TEMPLATE``, a fraction
+    of a second). A template is built under a name of its own and renamed
+    when whole, so a run never copies a half-built one, and accepts no
+    connections, so copies never wait for one. The newest
+    :data:`TEMPLATES_KEPT` templates are kept, older ones dropped.
+    """
+    import psycopg
+    from psycopg import errors, sql
+
+    name = f"{TEMPLATE_PREFIX}{key}"
+    admin_url = _admin_url(url)
+    with psycopg.connect(admin_url, autocommit=True) as admin:
+        found = admin.execute(
+            "SELECT 1 FROM pg_database WHERE datname = %s AND datistemplate",
+            (name,),
+        ).fetchone()
+    if found:
+        return name
+    building = f"{name}_{os.getpid()}_{int(time.time())}"
+    built = urlunsplit(urlsplit(url)._replace(path=f"/{building}"))
+    with postgres_database(built) as database:
+        build(database.url)
+        with psycopg.connect(admin_url, autocommit=True) as admin:
+            admin.execute(
+                sql.SQL(
+                    "ALTER DATABASE {} WITH IS_TEMPLATE true ALLOW_CONNECTIONS false"
+                ).format(sql.Identifier(building))
+            )
+            try:
+                admin.execute(
+                    sql.SQL("ALTER DATABASE {} RENAME TO {}").format(
+                        sql.Identifier(building), sql.Identifier(name)
+                    )
+                )
+            except errors.DuplicateDatabase:  # another run built it meanwhile
+                _drop_template(admin, building)
+            else:
+                _prune_templates(admin)
+    return name
+
+
+def _drop_template(admin: Any, name: str) -> None:
+    from psycopg import sql
+
+    admin.execute(
+        sql.SQL("ALTER DATABASE {} WITH IS_TEMPLATE false").format(sql.Identifier(name))
+    )
+    admin.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(name)))
+
+
+def _prune_templates(admin: Any) -> None:
+    """Drop all but the newest :data:`TEMPLATES_KEPT` whole templates."""
+    rows = admin.execute(
+        "SELECT datname FROM pg_database WHERE datistemplate AND datname LIKE %s "
+        "AND datname NOT LIKE %s ORDER BY oid DESC",
+        (f"{TEMPLATE_PREFIX}%", f"{TEMPLATE_PREFIX}%\\_%"),
+    ).fetchall()
+    for (old,) in rows[TEMPLATES_KEPT:]:
+        with contextlib.suppress(Exception):  # another run copies it: next time
+            _drop_template(admin, old)
 
 
 # -- Django processes ------------------------------------------------------------
@@ -258,10 +369,12 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def stop_process(process: subprocess.Popen[Any]) -> None:
-    """Terminate ``process`` and wait for it; kill it after 10 s."""
+def stop_process(
+    process: subprocess.Popen[Any], stop: signal.Signals = signal.SIGTERM
+) -> None:
+    """Send ``process`` ``stop`` and wait for it; kill it after 10 s."""
     if process.poll() is None:
-        process.terminate()
+        process.send_signal(stop)
     try:
         process.wait(timeout=10)
     except subprocess.TimeoutExpired:
@@ -269,8 +382,63 @@ def stop_process(process: subprocess.Popen[Any]) -> None:
         process.wait()
 
 
+#: The servers :func:`server` runs: the log line each worker writes as it
+#: starts, and the signal that stops it (gunicorn's SIGQUIT is its quick
+#: shutdown: a benchmark stops it once its load is over).
+SERVERS = {
+    "gunicorn": ("Booting worker with pid", signal.SIGQUIT),
+    "uvicorn": ("Started server process", signal.SIGTERM),
+}
+
+
+def _server_command(
+    kind: str, port: int, workers: int, timeout: int | None
+) -> list[str]:
+    """The command line of the demo under ``kind`` on ``port``."""
+    if kind == "gunicorn":
+        command = [
+            "gunicorn",
+            "demo_project.wsgi:application",
+            "--worker-class=sync",
+            f"--bind=127.0.0.1:{port}",
+            "--log-level=info",  # "Booting worker" lines tell when all are up
+            "--graceful-timeout=5",
+        ]
+        if timeout is not None:
+            command.append(f"--timeout={timeout}")
+        if _version("gunicorn") >= (27,):
+            # Its control socket's thread held every stop 2-3 s more.
+            command.append("--no-control-socket")
+    else:
+        # demo_project.asgi turns persistent connections off (CONN_MAX_AGE
+        # 0), as Django's documentation says to under ASGI.
+        command = [
+            "uvicorn",
+            "demo_project.asgi:application",
+            "--host=127.0.0.1",
+            f"--port={port}",
+            "--lifespan=off",
+            "--no-access-log",
+            "--timeout-graceful-shutdown=5",
+            # A new worker imports Django and warms up before it answers the
+            # restart's health check; uvicorn's default 5 s aborted every HUP
+            # restart on the loaded 2-core machine (the old worker was kept).
+            "--timeout-worker-healthcheck=30",
+        ]
+    return [sys.executable, "-m", *command, f"--workers={workers}"]
+
+
+def _version(distribution: str) -> tuple[int, ...]:
+    """The installed version of ``distribution``, as numbers."""
+    import importlib.metadata
+
+    found = importlib.metadata.version(distribution).split(".")
+    return tuple(int(part) for part in found if part.isdigit())
+
+
 @contextlib.contextmanager
-def gunicorn(
+def server(
+    kind: str,
     url: str,
     work_dir: Path,
     *,
@@ -279,35 +447,24 @@ def gunicorn(
     timeout: int | None = None,
     env: dict[str, str] | None = None,
 ) -> Iterator[Server]:
-    """Serve the demo on ``url``'s database with ``workers`` sync workers.
+    """Serve the demo on ``url``'s database under ``kind`` (:data:`SERVERS`).
 
-    gunicorn listens on 127.0.0.1, a free port, logs to
-    ``work_dir/gunicorn.log`` and keeps its control socket in
-    ``work_dir/runtime``; ``timeout`` is its worker timeout (its default if
-    ``None``); ``env`` adds to or overrides its environment (another
-    settings module, say). Yields once every worker has booted and ``GET /api/contacts/``
-    with ``headers`` answers 200; stops gunicorn on exit.
+    gunicorn runs ``workers`` sync workers, uvicorn ``--workers``; either
+    listens on 127.0.0.1, a free port, logs to ``work_dir/<kind>.log`` (and
+    gunicorn keeps its control socket in ``work_dir/runtime``). ``timeout``
+    is gunicorn's worker timeout (its default if ``None``); ``env`` adds to
+    or overrides the environment (another settings module, say). Yields
+    once every worker has started and ``GET /api/contacts/`` with
+    ``headers`` answers 200; stops the server on exit.
     """
+    started, stop = SERVERS[kind]
     port = free_port()
-    log_path = work_dir / "gunicorn.log"
+    log_path = work_dir / f"{kind}.log"
     runtime_dir = work_dir / "runtime"
     runtime_dir.mkdir(exist_ok=True)
-    command = [
-        sys.executable,
-        "-m",
-        "gunicorn",
-        "demo_project.wsgi:application",
-        f"--workers={workers}",
-        "--worker-class=sync",
-        f"--bind=127.0.0.1:{port}",
-        "--log-level=info",  # "Booting worker" lines tell when all are up
-        "--graceful-timeout=5",
-    ]
-    if timeout is not None:
-        command.append(f"--timeout={timeout}")
     with log_path.open("wb") as log:
         process = subprocess.Popen(
-            command,
+            _server_command(kind, port, workers, timeout),
             cwd=ROOT,
             env={**django_env(url), "XDG_RUNTIME_DIR": str(runtime_dir), **(env or {})},
             stdout=log,
@@ -315,36 +472,60 @@ def gunicorn(
         )
     base_url = f"http://127.0.0.1:{port}"
     try:
-        _wait_ready(process, base_url, log_path, workers, headers)
+        _wait_ready(process, base_url, log_path, (started, workers), headers)
         yield Server(base_url, process.pid)
     finally:
-        stop_process(process)
+        stop_process(process, stop)
+
+
+def gunicorn(
+    url: str,
+    work_dir: Path,
+    *,
+    headers: dict[str, str],
+    workers: int = 1,
+    timeout: int | None = None,
+    env: dict[str, str] | None = None,
+) -> contextlib.AbstractContextManager[Server]:
+    """The demo under gunicorn with ``workers`` sync workers (:func:`server`)."""
+    return server(
+        "gunicorn",
+        url,
+        work_dir,
+        headers=headers,
+        workers=workers,
+        timeout=timeout,
+        env=env,
+    )
 
 
 def _wait_ready(
     process: subprocess.Popen[bytes],
     base_url: str,
     log: Path,
-    workers: int,
+    started: tuple[str, int],
     headers: dict[str, str],
 ) -> None:
+    """Wait until ``log`` holds ``started`` (a line, and how many times:
+    one per worker) and the demo answers 200."""
     deadline = time.monotonic() + READY_TIMEOUT
     status = None
+    name = log.stem
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise BenchError(f"gunicorn exited early:\n{log.read_text()[-2000:]}")
-        booted = log.read_text().count("Booting worker with pid")
+            raise BenchError(f"{name} exited early:\n{log.read_text()[-2000:]}")
+        booted = log.read_text().count(started[0])
         with contextlib.suppress(httpx.TransportError):
             status = httpx.get(
                 f"{base_url}/api/contacts/", headers=headers, timeout=5
             ).status_code
-            if status == 200 and booted >= workers:
+            if status == 200 and booted >= started[1]:
                 return
             if status in (401, 403):
                 raise BenchError(f"The demo token was refused (HTTP {status}).")
         time.sleep(0.1)
     raise BenchError(
-        f"gunicorn not ready in {READY_TIMEOUT:g}s (last status {status}):\n"
+        f"{name} not ready in {READY_TIMEOUT:g}s (last status {status}):\n"
         f"{log.read_text()[-2000:]}"
     )
 

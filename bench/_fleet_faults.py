@@ -4,15 +4,14 @@ Imported by the bench as ``_fleet_faults`` (``bench/`` is first on its path):
 
 * a redis-server of the bench's own on a free port (:func:`own_redis`), so
   that the ``redis-restart`` fault never touches a Redis others use;
-* the demo under uvicorn with several workers (:func:`uvicorn`), beside
-  ``_common.gunicorn``;
 * a probe app the bench's settings install before frisian_mcp (:data:`PROBE`):
   each worker counts the schemas it builds and the listing cache's hits and
   misses into a file of its own, read by :func:`probe_counts`;
 * each worker's RSS (:func:`worker_rss_mb`) and the database's connections
   (:class:`Connections`), sampled by the bench;
 * the faults (:data:`FAULTS`), each fired by :class:`Faults` in the middle of
-  every phase: a rolling restart of the workers, Redis stopped and started,
+  every phase: a rolling restart of the workers, a worker added and one
+  removed (TTIN, TTOU), Redis stopped and started,
   every PostgreSQL backend of the database terminated, and slow clients (one
   that vanishes mid-response, one that sends half a body and stalls).
 """
@@ -26,7 +25,7 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -34,20 +33,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import httpx
 from _common import (
     MCP_HEADERS,
-    READY_TIMEOUT,
-    ROOT,
     BenchError,
     Server,
     call_body,
-    django_env,
     free_port,
     stop_process,
 )
 
-FAULTS = ("rolling-restart", "redis-restart", "pg-terminate", "slow-client")
+FAULTS = (
+    "rolling-restart",
+    "scale-workers",
+    "redis-restart",
+    "pg-terminate",
+    "slow-client",
+)
 #: The probe app: counts per worker, written to ``probe-<pid>.json``.
 PROBE = '''"""Written by bench/bench_fleet_load.py: counts per worker, never changes
 what frisian_mcp does (schema builds, listing cache hits and misses)."""
@@ -175,77 +176,92 @@ def own_redis() -> Iterator[Redis]:
         redis.stop()
 
 
-# -- uvicorn -------------------------------------------------------------------------
+# -- pgbouncer -----------------------------------------------------------------------
+
+#: Appended to the bench's settings behind pgbouncer in transaction mode: a
+#: server-side cursor (``.iterator()``) outlives the transaction it was
+#: opened in, and pgbouncer may give the next statement another server.
+PGBOUNCER_SETTINGS = """
+DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = True  # noqa: F405
+"""
+
+
+@dataclass
+class PgBouncer:
+    """A pgbouncer of the bench's own, in transaction mode, on a free port."""
+
+    port: int
+    version: str
+
+    def url(self, database_url: str) -> str:
+        """``database_url`` through this pgbouncer."""
+        from urllib.parse import urlsplit, urlunsplit
+
+        parts = urlsplit(database_url)
+        user = parts.username or "postgres"
+        return urlunsplit(parts._replace(netloc=f"{user}@127.0.0.1:{self.port}"))
 
 
 @contextlib.contextmanager
-def uvicorn(
-    url: str,
-    work_dir: Path,
-    *,
-    headers: dict[str, str],
-    workers: int,
-    env: dict[str, str],
-) -> Iterator[Server]:
-    """The demo's ASGI application under ``uvicorn --workers``; stopped on exit.
+def own_pgbouncer(database_url: str, pool_size: int = 20) -> Iterator[PgBouncer]:
+    """pgbouncer in front of ``database_url``'s server, transaction pooling.
 
-    ``demo_project.asgi`` turns persistent connections off (``CONN_MAX_AGE``
-    0), as Django's documentation says to under ASGI.
+    Every database of the server, ``trust`` authentication for the URL's
+    user (as the server's), at most ``pool_size`` server connections per
+    database. Run as the ``postgres`` system user when the bench runs as root
+    (pgbouncer refuses root). Stopped on exit.
     """
+    from urllib.parse import urlsplit
+
+    binary = shutil.which("pgbouncer") or (
+        "/usr/sbin/pgbouncer" if Path("/usr/sbin/pgbouncer").exists() else None
+    )
+    if binary is None:
+        raise BenchError("--pgbouncer: no pgbouncer (apt-get install pgbouncer).")
+    parts = urlsplit(database_url)
+    user = parts.username or "postgres"
     port = free_port()
-    log_path = work_dir / "uvicorn.log"
-    command = [
-        sys.executable,
-        "-m",
-        "uvicorn",
-        "demo_project.asgi:application",
-        f"--workers={workers}",
-        "--host=127.0.0.1",
-        f"--port={port}",
-        "--lifespan=off",
-        "--no-access-log",
-        "--timeout-graceful-shutdown=5",
-        # A new worker imports Django and warms up before it answers the
-        # restart's health check; uvicorn's default 5 s aborted every HUP
-        # restart on the loaded 2-core machine (the old worker was kept).
-        "--timeout-worker-healthcheck=30",
-    ]
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(
-            command,
-            cwd=ROOT,
-            env={**django_env(url), **env},
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-    base_url = f"http://127.0.0.1:{port}"
+    directory = Path(tempfile.mkdtemp(prefix="frisian-pgbouncer-"))
+    directory.chmod(0o755)
+    (directory / "userlist.txt").write_text(f'"{user}" ""\n')
+    config = directory / "pgbouncer.ini"
+    config.write_text(
+        "[databases]\n"
+        f"* = host={parts.hostname or '127.0.0.1'} port={parts.port or 5432}\n"
+        "[pgbouncer]\n"
+        f"listen_addr = 127.0.0.1\nlisten_port = {port}\nunix_socket_dir =\n"
+        f"auth_type = trust\nauth_file = {directory / 'userlist.txt'}\n"
+        f"pool_mode = transaction\ndefault_pool_size = {pool_size}\n"
+        "max_client_conn = 1000\nserver_reset_query =\n"
+        "ignore_startup_parameters = extra_float_digits,options\n"
+    )
+    for path in directory.iterdir():
+        path.chmod(0o644)
+    command = [binary, str(config)]
+    if os.geteuid() == 0:
+        command[1:1] = ["-u", "postgres"]
+    version = subprocess.run(
+        [binary, "--version"], capture_output=True, text=True, check=False
+    ).stdout.split("\n", 1)[0]
+    log = (directory / "pgbouncer.log").open("wb")
+    process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
     try:
-        _wait_uvicorn(process, base_url, log_path, workers, headers)
-        yield Server(base_url, process.pid)
+        deadline = time.monotonic() + 10
+        while True:
+            with contextlib.suppress(OSError):
+                socket.create_connection(("127.0.0.1", port), 0.2).close()
+                break
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise BenchError(
+                    "pgbouncer did not start:\n"
+                    + (directory / "pgbouncer.log").read_text()[-2000:]
+                )
+            time.sleep(0.05)
+        yield PgBouncer(port, version)
     finally:
         stop_process(process)
-
-
-def _wait_uvicorn(
-    process: subprocess.Popen[bytes],
-    base_url: str,
-    log: Path,
-    workers: int,
-    headers: dict[str, str],
-) -> None:
-    deadline = time.monotonic() + READY_TIMEOUT
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise BenchError(f"uvicorn exited early:\n{log.read_text()[-2000:]}")
-        started = log.read_text().count("Started server process")
-        with contextlib.suppress(httpx.TransportError):
-            status = httpx.get(
-                f"{base_url}/api/contacts/", headers=headers, timeout=5
-            ).status_code
-            if status == 200 and started >= workers:
-                return
-        time.sleep(0.2)
-    raise BenchError(f"uvicorn not ready:\n{log.read_text()[-2000:]}")
+        log.close()
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 # -- the server's processes and connections -------------------------------------------
@@ -320,6 +336,32 @@ def rolling_restart(target: Target) -> dict[str, Any]:
     ones gracefully; uvicorn restarts its workers one by one."""
     os.kill(target.server.pid, signal.SIGHUP)
     return {"signal": "SIGHUP"}
+
+
+def scale_workers(target: Target) -> dict[str, Any]:
+    """SIGTTIN to the master (one worker more), then SIGTTOU (one fewer),
+    as an autoscaler does: the counts of workers seen at each step.
+
+    gunicorn and uvicorn (0.30 and later) both take these signals; the
+    worker TTOU stops is the oldest (gunicorn) or the last (uvicorn), and it
+    finishes its calls in flight first.
+    """
+    before = len(worker_rss_mb(target.server.pid))
+    os.kill(target.server.pid, signal.SIGTTIN)
+    added = _workers_reach(target.server.pid, before + 1)
+    os.kill(target.server.pid, signal.SIGTTOU)
+    after = _workers_reach(target.server.pid, before)
+    return {"signals": "TTIN, TTOU", "workers": [before, added, after]}
+
+
+def _workers_reach(master: int, count: int, limit: float = 10.0) -> int:
+    """Wait up to ``limit`` s for ``count`` workers; how many there are."""
+    deadline = time.monotonic() + limit
+    while (found := len(worker_rss_mb(master))) != count:
+        if time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    return found
 
 
 def redis_restart(target: Target) -> dict[str, Any]:
@@ -409,6 +451,7 @@ def _stall(host: str, port: int, body: bytes, limit: float) -> float | None:
 
 ACTIONS: dict[str, Callable[[Target], dict[str, Any]]] = {
     "rolling-restart": rolling_restart,
+    "scale-workers": scale_workers,
     "redis-restart": redis_restart,
     "pg-terminate": pg_terminate,
     "slow-client": slow_client,

@@ -15,6 +15,13 @@ of each):
   ``objects`` over MCP; 100 POSTs on one connection over REST, which has no
   bulk create (so the REST side's bulk operations are far slower).
 
+``--bulk-share PERCENT`` sets the bulk creates' share (default 5), taken from
+the 15 % writes: with ``--bulk-share 0`` the mix is 60 % lists, 25 %
+retrieves and 15 % single creates or updates, every operation one request on
+either side, and the report judges the issue's goals (MCP's throughput >=
+0.9x REST's, p99 <= 1.2x) on the ratios it prints (``mcp_over_rest``).
+With bulk creates in the mix the ratios are printed but not judged.
+
 An HTTP 503 or a tool's ``unavailable`` is retried with backoff (at most
 ``RETRIES`` times). Per side: operations and HTTP requests per second (a
 phase ends when each client's last operation does), p50/p95/p99 latency,
@@ -32,6 +39,8 @@ beside the side's figures:
 
 * ``rolling-restart``: SIGHUP to the master (gunicorn starts new workers and
   stops the old ones gracefully; uvicorn restarts its workers one by one);
+* ``scale-workers``: SIGTTIN to the master (a worker more), and once it
+  runs SIGTTOU (one fewer), as an autoscaler does;
 * ``redis-restart``: the bench's own redis-server (on a free port, never a
   shared one) stopped and started empty a second later, with ``tools/list``
   before and after compared;
@@ -46,7 +55,12 @@ A probe app the bench's settings install (it counts, it changes nothing)
 reports per worker the schemas it built and the listing cache's hits and
 misses. ``--server uvicorn`` serves ``demo_project.asgi`` with
 ``uvicorn --workers`` instead of gunicorn; ``--preload`` passes gunicorn's
-``--preload`` (the master warms up once, before it forks).
+``--preload`` (the master warms up once, before it forks). ``--pgbouncer``
+puts a pgbouncer of the bench's own (transaction pooling) between the
+workers and PostgreSQL. The run's database is a copy of a template the
+bench migrates and seeds once per server, code and counts
+(``--no-template``: seed anew); ``seconds_by_step`` in the result says
+where a run's time went.
 
 Loopback only; the load stops by itself (``--seconds`` at most 300); the
 servers, the database and the bench's Redis are removed on any error.
@@ -57,6 +71,8 @@ Usage::
         # 32 clients, 200,000 contacts, 50,000 devices, 60 s
     .venv/bin/python bench/bench_fleet_load.py --contacts 20000 --devices 5000 \\
         --workers 2 --clients 16 --seconds 80
+    .venv/bin/python bench/bench_fleet_load.py --bulk-share 0 --preload \\
+        --warmup 10 --seconds 120   # the goals' run
 
     .venv/bin/python bench/bench_fleet_load.py --contacts 500 --devices 200 \\
         --workers 2 --clients 8 --seconds 12 --bulk 20 --preload \\
@@ -79,6 +95,7 @@ import threading
 import time
 import uuid
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -92,31 +109,39 @@ from _common import (
     Server,
     auth_headers,
     call_body,
-    gunicorn,
     jsonrpc_body,
     machine,
     manage,
     percentile,
     postgres_database,
+    postgres_template,
     progress,
     raise_on_sigterm,
     run_script,
+    schema_digest,
+    server,
     write_json,
 )
 from _fleet_faults import (
     FAULTS,
+    PGBOUNCER_SETTINGS,
     PROBE,
     Connections,
     Faults,
     Target,
+    own_pgbouncer,
     own_redis,
     probe_counts,
-    uvicorn,
     worker_rss_mb,
 )
 
 SIDES = ("MCP", "REST")
+#: The issue's mix, in percent: bulk creates take ``--bulk-share`` of the 15 %
+#: writes (5 by default), single writes the rest (see :func:`mix_weights`).
 MIX = {"list": 60, "retrieve": 25, "write": 10, "bulk": 5}
+WRITES = MIX["write"] + MIX["bulk"]
+#: The goals of issue 29 for MCP against REST in the same run.
+GOALS = {"ops_per_s": 0.9, "p99_ms": 1.2}
 RETRIES = 5
 MAX_SECONDS = 300
 SETTINGS = '''"""Written by bench/bench_fleet_load.py: the demo with a Redis cache."""
@@ -264,9 +289,11 @@ class Mix:
         ids: dict[str, list[str]],
         pages: dict[str, int],
         bulk: int,
+        weights: Mapping[str, float] = MIX,
     ) -> None:
         self.side = side
         self.bulk = bulk
+        self.weights = {kind: share for kind, share in weights.items() if share}
         self.pages = pages
         self.run_id = run_id
         self.ids = ids
@@ -373,10 +400,22 @@ class Mix:
 # -- the load --------------------------------------------------------------------------
 
 
+def mix_weights(bulk_share: float) -> dict[str, float]:
+    """The mix with ``bulk_share`` percent of bulk creates.
+
+    The bulk share is taken from the writes and given to them: the mix keeps
+    60 % lists, 25 % retrieves and 15 % writes whatever the share, so with
+    ``0`` the 5 % of bulk creates are single creates or updates. REST has no
+    bulk create (a bulk operation is ``--bulk`` POSTs there, one request
+    over MCP): only then is each operation one request on both sides.
+    """
+    return {**MIX, "write": WRITES - bulk_share, "bulk": bulk_share}
+
+
 def phase(base_url: str, mix: Mix, clients: int, seconds: float) -> tuple[Stats, float]:
     """Run the mix with ``clients`` threads for ``seconds``; stats and wall time."""
     per_client = [Stats() for _ in range(clients)]
-    kinds, weights = list(MIX), list(MIX.values())
+    kinds, weights = list(mix.weights), list(mix.weights.values())
     deadline = time.monotonic() + seconds
     headers = auth_headers()
 
@@ -480,6 +519,35 @@ def summary(
     }
 
 
+def ratios(sides: dict[str, dict[str, Any]], bulk_share: float) -> dict[str, Any]:
+    """MCP's figures over REST's, and the issue's goals judged on them.
+
+    ``comparable`` is false while the mix has bulk creates (one MCP request
+    against ``--bulk`` REST POSTs): the goals are judged on a run with
+    ``--bulk-share 0`` only.
+    """
+    mcp, rest = sides["MCP"], sides["REST"]
+
+    def over(a: Any, b: Any) -> float | None:
+        return round(a / b, 3) if a is not None and b else None
+
+    keys = ("ops_per_s", "http_requests_per_s", "p50_ms", "p95_ms", "p99_ms")
+    found: dict[str, Any] = {key: over(mcp[key], rest[key]) for key in keys}
+    found["p99_by_kind"] = {
+        kind: over(mcp["p50_p99_ms_by_kind"][kind][1], values[1])
+        for kind, values in rest["p50_p99_ms_by_kind"].items()
+        if kind in mcp["p50_p99_ms_by_kind"]
+    }
+    found["comparable"] = bulk_share == 0
+    throughput, p99 = found["ops_per_s"], found["p99_ms"]
+    found["goals"] = {
+        f"throughput >= {GOALS['ops_per_s']}x REST": throughput is not None
+        and throughput >= GOALS["ops_per_s"],
+        f"p99 <= {GOALS['p99_ms']}x REST": p99 is not None and p99 <= GOALS["p99_ms"],
+    }
+    return found
+
+
 def unexpected(errors: dict[str, int]) -> dict[str, int]:
     """The errors that are neither retried ``unavailable`` nor a retried
     refused connection: every final error, and any retried other code."""
@@ -500,6 +568,8 @@ class Loaded:
     walls: dict[str, float]
     rss: dict[str, dict[str, list[float]]]
     faults: dict[str, list[dict[str, Any]]]
+    #: The creates the unmeasured warm-up had acknowledged (rows checked too).
+    warmup_acked: list[str] = field(default_factory=list)
 
 
 def load(args: argparse.Namespace, target: Target, dsn: str) -> Loaded:
@@ -510,7 +580,8 @@ def load(args: argparse.Namespace, target: Target, dsn: str) -> Loaded:
         "contacts": max(1, min(400, args.contacts // 25)),
         "devices": max(1, min(400, args.devices // 100)),
     }
-    mixes = {side: Mix(side, run_id, ids, pages, args.bulk) for side in SIDES}
+    weights = mix_weights(args.bulk_share)
+    mixes = {side: Mix(side, run_id, ids, pages, args.bulk, weights) for side in SIDES}
     out = Loaded(
         run_id,
         {side: Stats() for side in SIDES},
@@ -519,6 +590,12 @@ def load(args: argparse.Namespace, target: Target, dsn: str) -> Loaded:
         {side: [] for side in SIDES},
     )
     master = target.server.pid
+    for side in SIDES if args.warmup else ():  # unmeasured, without faults
+        progress(f"warm-up: {side} for {args.warmup / 2:g} s")
+        stats, _ = phase(
+            target.server.base_url, mixes[side], args.clients, args.warmup / 2
+        )
+        out.warmup_acked += stats.acked
     per_phase = args.seconds / (2 * args.rounds)
     for round_ in range(args.rounds):
         order = SIDES if round_ % 2 == 0 else SIDES[::-1]
@@ -565,6 +642,23 @@ def table(result: dict[str, Any]) -> str:
         )
         rows.append(f"  errors: {s['errors']}")
         rows.append(f"  faults: {s['faults']}")
+    ratio = result["mcp_over_rest"]
+    rows.append(
+        f"MCP / REST: throughput {ratio['ops_per_s']}x, p50 {ratio['p50_ms']}x, "
+        f"p95 {ratio['p95_ms']}x, p99 {ratio['p99_ms']}x; p99 by kind "
+        f"{ratio['p99_by_kind']}"
+    )
+    if ratio["comparable"]:
+        met = ", ".join(
+            f"{goal}: {'met' if ok else 'NOT met'}"
+            for goal, ok in ratio["goals"].items()
+        )
+        rows.append(f"goals (--bulk-share 0, one request an operation): {met}")
+    else:
+        rows.append(
+            "goals not judged: bulk creates are one MCP request against "
+            "--bulk REST POSTs (run with --bulk-share 0)"
+        )
     rows.append(f"PostgreSQL connections (max seen): {result['pg_connections_max']}")
     rows.append(f"Redis keys of the run at the end: {result['redis_keys_at_end']}")
     per_worker = {
@@ -597,7 +691,25 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--devices", type=int, default=50_000)
     parser.add_argument("--seconds", type=float, default=60.0, help="load in all")
     parser.add_argument("--rounds", type=int, default=2, help="MCP+REST pairs")
+    parser.add_argument(
+        "--warmup",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="an unmeasured MCP and REST phase first, half each, without faults: "
+        "each worker's first calls and growth stay out of the figures",
+    )
     parser.add_argument("--bulk", type=int, default=100, help="contacts a bulk create")
+    parser.add_argument(
+        "--bulk-share",
+        type=float,
+        default=MIX["bulk"],
+        metavar="PERCENT",
+        help=f"the share of bulk creates in the mix, taken from the {WRITES} %% "
+        "writes (default %(default)s); 0: single writes only, so that every "
+        "operation is one request on both sides and the MCP/REST ratios compare "
+        "like with like",
+    )
     parser.add_argument(
         "--fault",
         action="append",
@@ -612,6 +724,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "--preload", action="store_true", help="gunicorn --preload (warm-up once)"
     )
     parser.add_argument(
+        "--pgbouncer",
+        action="store_true",
+        help="the workers connect through a pgbouncer of the bench's own, in "
+        "transaction mode (DISABLE_SERVER_SIDE_CURSORS on)",
+    )
+    parser.add_argument(
         "--database-url",
         default=f"postgres://postgres@127.0.0.1:5432/frisian_fleet_load_{uuid.uuid4().hex[:8]}",
     )
@@ -619,12 +737,23 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "--redis-url",
         help="a Redis to use (default: a redis-server of the bench's own)",
     )
+    parser.add_argument(
+        "--template",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="copy a migrated, seeded template database kept on the server "
+        "(built on first use, per code and counts) instead of seeding anew",
+    )
     parser.add_argument("--json", type=Path, help="also write the result here")
     args = parser.parse_args(argv)
     if not 0 < args.seconds <= MAX_SECONDS:
         parser.error(f"--seconds must be in (0, {MAX_SECONDS}]")
+    if not 0 <= args.warmup <= 60:
+        parser.error("--warmup must be in [0, 60]")
     if args.rounds < 2 or not 1 <= args.clients <= 256 or args.workers < 1:
         parser.error("--rounds >= 2, 1 <= --clients <= 256, --workers >= 1")
+    if not 0 <= args.bulk_share <= WRITES:
+        parser.error(f"--bulk-share must be in [0, {WRITES}]")
     if not 1 <= args.bulk <= 1000:
         parser.error("--bulk must be in [1, 1000]")
     if args.preload and args.server != "gunicorn":
@@ -640,17 +769,14 @@ def serve(
     args: argparse.Namespace, url: str, work_dir: Path, env: dict[str, str]
 ) -> contextlib.AbstractContextManager[Server]:
     """The demo under ``--server`` with ``--workers`` workers."""
-    if args.server == "uvicorn":
-        return uvicorn(
-            url, work_dir, headers=auth_headers(), workers=args.workers, env=env
-        )
     preload = {"GUNICORN_CMD_ARGS": "--preload"} if args.preload else {}
-    return gunicorn(
+    return server(
+        args.server,
         url,
         work_dir,
         headers=auth_headers(),
         workers=args.workers,
-        timeout=args.worker_timeout,
+        timeout=args.worker_timeout if args.server == "gunicorn" else None,
         env={**env, **preload},
     )
 
@@ -659,20 +785,37 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     """Bring the fleet up, seed it, load it with the faults; the result."""
     prefix = f"fleet-load-{uuid.uuid4().hex[:8]}"
     began = time.monotonic()
+    laps = Laps()
     with contextlib.ExitStack() as stack:
         redis = None if args.redis_url else stack.enter_context(own_redis())
         redis_url = args.redis_url or (redis.url if redis else "")
-        database = stack.enter_context(postgres_database(args.database_url))
-        work_dir = Path(stack.enter_context(tempfile.TemporaryDirectory()))
-        (work_dir / "fleet_load_settings.py").write_text(
-            SETTINGS.format(redis=redis_url, prefix=prefix)
-        )
-        (work_dir / "fleet_load_probe.py").write_text(PROBE)
+        laps("redis")
         progress(f"Seeding {args.contacts} contacts, {args.devices} devices ...")
         seeded = time.monotonic()
         script = SEED_SCRIPT.format(contacts=args.contacts, devices=args.devices)
-        manage(database.url, ("shell", "-c", script))
+        template = None
+        if args.template:  # migrated and seeded once per server, then copied
+            template = postgres_template(
+                args.database_url,
+                schema_digest(script),
+                lambda url: manage(url, ("shell", "-c", script)),
+            )
+        database = stack.enter_context(
+            postgres_database(args.database_url, template=template)
+        )
+        if template is None:
+            manage(database.url, ("shell", "-c", script))
         seed_s = time.monotonic() - seeded
+        laps("seed")
+        work_dir = Path(stack.enter_context(tempfile.TemporaryDirectory()))
+        served_url, bouncer = database.url, None
+        settings = SETTINGS.format(redis=redis_url, prefix=prefix)
+        if args.pgbouncer:  # the workers connect through it; the bench does not
+            bouncer = stack.enter_context(own_pgbouncer(database.url))
+            served_url = bouncer.url(database.url)
+            settings += PGBOUNCER_SETTINGS
+        (work_dir / "fleet_load_settings.py").write_text(settings)
+        (work_dir / "fleet_load_probe.py").write_text(PROBE)
         load_start = list(os.getloadavg())
         env = {
             "DJANGO_SETTINGS_MODULE": "fleet_load_settings",
@@ -683,9 +826,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         admin = database.dsn.rsplit("/", 1)[0] + "/postgres"
         try:
             with (
-                serve(args, database.url, work_dir, env) as server,
+                serve(args, served_url, work_dir, env) as server,
                 Connections(admin, name) as connections,
             ):
+                laps("serve")
                 target = Target(
                     server,
                     admin,
@@ -695,35 +839,56 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     lambda: list_tools(server.base_url),
                 )
                 loaded = load(args, target, database.dsn)
+                laps("load")
                 log = _server_log(work_dir, args.json)
+            laps("stop")
             totals = loaded.totals
-            rows = check_rows(
-                database.dsn, loaded.run_id, totals["MCP"].acked + totals["REST"].acked
-            )
+            acked = totals["MCP"].acked + totals["REST"].acked + loaded.warmup_acked
+            rows = check_rows(database.dsn, loaded.run_id, acked)
         finally:
             redis_keys = clear_redis(redis_url, prefix)
         per_worker = probe_counts(work_dir)
+        laps("rows")
+    laps("clean_up")
     sides = {}
     for side in SIDES:
         sides[side] = summary(totals[side], loaded.walls[side], loaded.rss[side])
         sides[side]["faults"] = loaded.faults[side]
         sides[side]["unexpected_errors"] = unexpected(totals[side].errors)
+    mcp_over_rest = ratios(sides, args.bulk_share)
     return {
         "benchmark": "bench_fleet_load.py",
         "machine": machine(),
         "database": database.label,
         "options": {k: str(v) for k, v in vars(args).items() if k != "database_url"},
         "seed_seconds": round(seed_s, 1),
+        "seeded_from_template": template,
         "elapsed_seconds": round(time.monotonic() - began, 1),
+        "seconds_by_step": laps.seconds,
         "load_average": {"start": load_start, "end": list(os.getloadavg())},
         "sides": sides,
+        "mcp_over_rest": mcp_over_rest,
         "pg_connections_max": max(connections.samples, default=0),
         "redis_keys_at_end": redis_keys,
         "redis_restarts_s": redis.restarts if redis else [],
+        "pgbouncer": bouncer.version + ", pool_mode transaction" if bouncer else None,
         "server_log": log,
         "per_worker": per_worker,
         "rows": rows,
     }
+
+
+class Laps:
+    """Seconds each step of a run took: ``laps("seed")`` ends the step."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+        self.mark = time.monotonic()
+
+    def __call__(self, step: str) -> None:
+        now = time.monotonic()
+        self.seconds[step] = round(now - self.mark, 2)
+        self.mark = now
 
 
 def _server_log(work_dir: Path, keep: Path | None) -> dict[str, int]:

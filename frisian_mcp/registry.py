@@ -233,9 +233,16 @@ class ToolRegistry:
                 return routed
             name, args = routed
         tool = self._tools.get(name)
+        # A call before the warm-up adopted the fleet's schemas adopts them
+        # first, and keeps what it builds; a built tool costs nothing here.
+        fresh = tool is not None and not tool.built
+        if fresh:
+            self.share_schemas()
         # The caller's own serializer class, where the view picks one (ADR 0031).
         tool = tool.for_caller(context) if tool is not None else None
         schema = tool.schema if tool is not None else None
+        if fresh:
+            self.share_schemas()
         if tool is None or schema is None:
             raise self.unknown_tool(name, self.visible(context))
         # The filters a filter set adds per instance, for this caller, now.

@@ -21,8 +21,10 @@ from rest_framework.views import APIView
 
 from demo_project.dcim.models import Site
 from demo_project.management.commands.seed_demo import DEMO_TOKEN
+from frisian_mcp.contrib.fleet import cache as fleet_cache
+from frisian_mcp.contrib.fleet import store as fleet_store
 from frisian_mcp.contrib.testing import MCPTestClient, tool_error
-from frisian_mcp.registry import get_registry, reset_registry
+from frisian_mcp.registry import ToolRegistry, get_registry, reset_registry
 from frisian_mcp.schema import SchemaBuilder
 
 pytestmark = pytest.mark.django_db
@@ -228,6 +230,131 @@ def test_a_changed_setting_builds_again(counted: dict[str, int]) -> None:
     assert counted["builds"] == 2 * built
 
 
+@override_settings(FRISIAN_MCP=SHARED)
+def test_a_new_workers_first_call_adopts_the_fleets_schema(
+    builds: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 29: a call that comes before the worker's warm-up listed."""
+    mcp = MCPTestClient()
+    mcp.initialize()
+    built = len(mcp.list_tools())
+    assert len(builds) == built
+    reset_registry()  # a fresh worker, its first request a tools/call
+    again = MCPTestClient()
+    again.initialize()
+    result = again.call_tool("contacts__list", {})
+    assert not result["isError"]
+    assert len(builds) == built  # adopted from the store, not built
+    # Adopted once: the next calls of a built tool never ask the store.
+    reads: list[object] = []
+
+    def call(operation: object, default: object) -> object:
+        reads.append(operation)
+        return default
+
+    monkeypatch.setattr(fleet_cache, "call", call)
+    assert not again.call_tool("contacts__list", {})["isError"]
+    assert reads == []
+
+
+@override_settings(FRISIAN_MCP=SHARED)
+def test_a_schema_a_call_built_is_kept_for_the_fleet(builds: list[str]) -> None:
+    mcp = MCPTestClient()
+    mcp.initialize()
+    assert not mcp.call_tool("contacts__list", {})["isError"]
+    assert builds == ["/api/contacts/"]
+    reset_registry()
+    again = MCPTestClient()
+    again.initialize()
+    assert not again.call_tool("contacts__list", {})["isError"]
+    assert builds == ["/api/contacts/"]
+
+
+@override_settings(FRISIAN_MCP=SHARED)
+def test_a_worker_that_found_the_store_empty_never_shrinks_it(
+    builds: list[str],
+) -> None:
+    """Two workers start on an empty store; the one that stores last adds."""
+    early = ToolRegistry.from_settings()
+    early.share_schemas()  # found nothing
+    full = ToolRegistry.from_settings()
+    for tool in full:
+        tool.schema  # noqa: B018
+    full.share_schemas()
+    assert len(builds) == len(full)
+    early_tool = next(iter(early))
+    early_tool.schema  # noqa: B018 - one more build, then stored
+    early.share_schemas()
+    late = ToolRegistry.from_settings()
+    late.share_schemas()
+    assert all(tool.built for tool in late)
+    assert len(builds) == len(full) + 1
+
+
+@override_settings(FRISIAN_MCP=SHARED)
+def test_entries_a_worker_cannot_adopt_never_hide_its_new_schemas(
+    builds: list[str],
+) -> None:
+    """A variant of a class that does not import here counts for nothing."""
+    first = ToolRegistry.from_settings()
+    tools = list(first)
+    for tool in tools[:3]:
+        tool.schema  # noqa: B018
+    first.share_schemas()
+    key = f"frisian_mcp:schemas:{first.store.fingerprint}"  # type: ignore[union-attr]
+    schemas, problems = fleet_cache.load(key, rights=False)
+    schemas[(tools[0].name, "elsewhere.Serializer", "0" * 32)] = None
+    assert fleet_cache.store(key, (schemas, problems), None, rights=False)
+    second = ToolRegistry.from_settings()
+    second.share_schemas()  # adopts 3, not the stranger
+    second.get(tools[3].name).schema  # type: ignore[union-attr]  # noqa: B018
+    second.share_schemas()
+    assert len(builds) == 4
+    third = ToolRegistry.from_settings()
+    third.share_schemas()
+    assert [t.built for t in third][:4] == [True] * 4
+
+
+@override_settings(FRISIAN_MCP=SHARED)
+def test_a_worker_stores_its_schemas_again_once_the_cache_lost_them(
+    builds: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 29: a cache restarted empty is filled again by the running
+    workers after an outage they saw, or a check period later."""
+    monkeypatch.setattr(fleet_cache, "health", fleet_cache.Health())
+    monkeypatch.setattr(fleet_store, "RECHECK", 1e9)  # one long period
+    listings = 0
+
+    def next_worker_lists() -> None:
+        nonlocal listings
+        reset_registry()
+        mcp = MCPTestClient()
+        mcp.initialize()
+        assert len(mcp.list_tools()) == listed
+        listings += 1
+
+    mcp = MCPTestClient()
+    mcp.initialize()
+    listed = len(mcp.list_tools())
+    assert len(builds) == listed
+    caches["default"].clear()  # restarted empty, unseen
+    mcp.list_tools()  # in the same period the worker does not check
+    next_worker_lists()
+    assert len(builds) == 2 * listed  # so the next worker built them all
+    caches["default"].clear()
+    fleet_cache._failed(ConnectionError())  # this time the worker saw it
+    fleet_cache.health.retry_at = 0.0  # and the cache answers again
+    MCPTestClient().list_tools()
+    next_worker_lists()
+    assert len(builds) == 2 * listed  # stored again, and adopted
+    caches["default"].clear()
+    monkeypatch.setattr(fleet_store, "RECHECK", 1e-9)  # a period later
+    MCPTestClient().list_tools()
+    next_worker_lists()
+    assert len(builds) == 2 * listed
+    assert listings == 3
+
+
 def _redis_up() -> bool:
     try:
         socket.create_connection(("127.0.0.1", 6379), timeout=0.5).close()
@@ -272,3 +399,17 @@ def test_workers_share_listings_and_schemas_through_redis(
     assert names(demo_client()) == first
     assert counted["builds"] == builds
     assert counted["requests"] == requests  # no probe: the set came from Redis
+
+
+def test_workers_store_their_schemas_again_after_redis_lost_them(
+    redis: None, demo_data: None, builds: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 29: Redis restarted empty (here: flushed) mid-run."""
+    monkeypatch.setattr(fleet_store, "RECHECK", 1e-9)  # every listing checks
+    first = names(demo_client())
+    built = len(builds)
+    caches["shared"].clear()
+    assert names(demo_client()) == first  # the running worker stores again
+    reset_registry()  # a new worker on the same Redis
+    assert names(demo_client()) == first
+    assert len(builds) == built

@@ -1,10 +1,14 @@
 """The fleet load bench in its short form, with faults (issue 29, CI form).
 
 ``bench/bench_fleet_load.py`` runs as a subprocess: the demo under gunicorn
-(``--preload``) with 2 workers on a throw-away PostgreSQL database and a redis-server of the
-bench's own, a small seed, 8 clients, bulk creates of 20 in alternating MCP and REST phases,
-and in the middle of every phase a rolling restart (SIGHUP) and every
-database backend terminated. From its JSON result:
+(``--preload``) with 2 workers on a throw-away PostgreSQL database and a
+redis-server of the bench's own, a small seed, 8 clients, bulk creates of 20
+in alternating MCP and REST phases, and in the middle of every phase a
+rolling restart (SIGHUP) and every database backend terminated. The
+database is a copy of a migrated, seeded template the bench keeps on the
+server (built by the first run, again when migrations or the seed change):
+migrating and seeding took most of the time the short form took before.
+From its JSON result:
 
 - no acknowledged write lost, none doubled (rows counted on both sides);
 - MCP answered no 5xx and no error code but a retried ``unavailable`` (HTTP
@@ -52,8 +56,9 @@ SHORT = (
     "--fault=rolling-restart",
     "--fault=pg-terminate",
 )
-#: Seconds the short form may take at most (about 30-80 on a loaded 2-core
-#: machine), before it is stopped.
+#: Seconds the short form may take at most (about 25-35 on a 2-core machine
+#: at a load average of 10-12, 5 s more to build the template), before it
+#: is stopped.
 TIMEOUT = 240
 #: What MCP may answer under these faults: retried, and then a success.
 RETRIED = (
@@ -149,3 +154,54 @@ def test_the_faults_fired(short_form: dict[str, Any]) -> None:
         if e["fault"] == "pg-terminate"
     ]
     assert sum(terminated) > 0
+
+
+def _bench() -> Any:
+    """The bench's module (it imports its helpers from ``bench/``)."""
+    import importlib
+
+    sys.path.insert(0, str(BENCH.parent))
+    try:
+        return importlib.import_module("bench_fleet_load")
+    finally:
+        sys.path.remove(str(BENCH.parent))
+
+
+@pytest.mark.parametrize("share", [0, 2.5, 5, 15])
+def test_the_bulk_share_comes_out_of_the_writes(share: float) -> None:
+    weights = _bench().mix_weights(share)
+    assert weights["list"] == 60
+    assert weights["retrieve"] == 25
+    assert weights["write"] + weights["bulk"] == 15
+    assert weights["bulk"] == share
+    assert sum(weights.values()) == 100
+
+
+def test_a_bulk_share_of_0_never_picks_a_bulk_create() -> None:
+    bench = _bench()
+    mix = bench.Mix("MCP", "x", {}, {}, 20, bench.mix_weights(0))
+    assert set(mix.weights) == {"list", "retrieve", "write"}
+
+
+def _side(ops: float, p99: float) -> dict[str, Any]:
+    return {
+        "ops_per_s": ops,
+        "http_requests_per_s": ops,
+        "p50_ms": p99 / 4,
+        "p95_ms": p99 / 2,
+        "p99_ms": p99,
+        "p50_p99_ms_by_kind": {"list": [p99 / 4, p99]},
+    }
+
+
+def test_the_ratios_judge_the_goals_on_a_comparable_mix_only() -> None:
+    ratios = _bench().ratios
+    met = ratios({"MCP": _side(95, 110), "REST": _side(100, 100)}, 0)
+    assert met["ops_per_s"] == 0.95
+    assert met["p99_ms"] == 1.1
+    assert met["p99_by_kind"] == {"list": 1.1}
+    assert met["comparable"]
+    assert all(met["goals"].values())
+    missed = ratios({"MCP": _side(85, 130), "REST": _side(100, 100)}, 0)
+    assert not any(missed["goals"].values())
+    assert not ratios({"MCP": _side(95, 110), "REST": _side(100, 100)}, 5)["comparable"]

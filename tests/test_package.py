@@ -263,10 +263,11 @@ def test_each_extra_stays_within_its_budget() -> None:
 #: @prompt and the Annotated spelling of Record arguments, 91 for the rest
 #: of issue 28 item 4 (progress of bulk deletes and of pages over 1,000
 #: rows; a request's parts, so a streamed call's audit record waits for its
-#: worker). Lowered by 2 when the two resource lists became one walk
-#: (resources.listed), by 1 when a route without a lookup stopped
+#: worker), 7 for a worker's first tools/call adopting the fleet store's
+#: schemas (issue 29). Lowered by 2 when the two resource lists became one
+#: walk (resources.listed), by 1 when a route without a lookup stopped
 #: describing one (tools.py).
-CORE_CEILING = 13659
+CORE_CEILING = 13666
 
 
 def test_the_core_does_not_grow() -> None:

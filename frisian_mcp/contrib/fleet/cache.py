@@ -54,6 +54,9 @@ class Health:
     owed: bool = False
     down: bool = False
     warned_at: float = float("-inf")
+    #: How many times the cache went down (the fleet store checks its
+    #: schemas are still there after each).
+    outages: int = 0
 
     def reset(self) -> None:
         """Try the cache again, warn anew: the settings changed.
@@ -123,6 +126,7 @@ def call(operation: Callable[[BaseCache], _T], default: _T) -> _T:
 def _failed(exc: Exception) -> None:
     now = time.monotonic()
     health.retry_at, health.owed = now + RETRY_AFTER, True
+    health.outages += not health.down
     if not health.down and now - health.warned_at >= WARN_EVERY:
         health.warned_at = now
         logger.warning(

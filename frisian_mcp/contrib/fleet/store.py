@@ -16,11 +16,13 @@ import importlib.metadata
 import json
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from django.apps import apps
 from django.conf import settings
+from django.core.cache import BaseCache
 from django.utils.module_loading import import_string
 
 import frisian_mcp
@@ -40,6 +42,9 @@ __all__ = ["FleetStore", "enabled", "fingerprint", "visible_key"]
 _SETTINGS = ("FRISIAN_MCP", "REST_FRAMEWORK", "SPECTACULAR_SETTINGS", "ROOT_URLCONF")
 _LIBRARIES = ("django", "djangorestframework", "drf-spectacular", "django-filter")
 APP = "frisian_mcp.contrib.fleet"
+#: Seconds between a worker's checks that the shared cache still holds its
+#: schemas (FleetStore.share_schemas); an outage starts a new period.
+RECHECK = 30.0
 
 
 def enabled() -> bool:
@@ -64,6 +69,7 @@ class FleetStore(BaseStore):
             )
         super().__init__(registry)
         self._loaded, self._stored = False, 0
+        self._checked = (0, 0)
         self._loading = threading.Lock()
 
     @functools.cached_property
@@ -77,27 +83,66 @@ class FleetStore(BaseStore):
         """Take built schemas from the shared cache, and put new ones there.
 
         A worker whose fleet already built a schema skips building it; a
-        worker that built more than it found stores what it has. A tool's
-        variants (ADR 0031) are kept by tool and serializer class.
+        worker that built more than it found stores what it has, merged with
+        what the fleet stored meanwhile. A tool's variants (ADR 0031) are
+        kept by tool and serializer class. At most every :data:`RECHECK`
+        seconds, and after an outage, a worker checks that the cache still
+        holds as many schemas as it has (a Redis restarted empty, an
+        eviction) and stores them again if not.
         """
         if cache.backend() is None:
             return
-        registry = self.registry
-        key = f"frisian_mcp:schemas:{self.fingerprint}"
         # The warm-up's thread and a first request may list at once: the
         # second waits for the first's adoption instead of building.
         with self._loading:
             if not self._loaded:
-                found = cache.load(key, rights=False)
-                if isinstance(found, tuple) and len(found) == 2:
-                    schemas, problems = found
-                    for tool in registry:
-                        if not tool.built and tool.name in schemas:
-                            tool.adopt(schemas[tool.name])
-                    _adopt_variants(registry, schemas)
-                    registry.builder.problems.extend(problems)
-                    self._stored = len(schemas)
-                self._loaded = True
+                self._adopt(cache.load(self._key, rights=False))
+                self._loaded, self._checked = True, self._period()
+            elif self._period() != self._checked:
+                # Two small reads: is the entry there, and how full is it?
+                held = cache.call(self._held, None)
+                if held is not None:  # else checked again once it answers
+                    self._checked = self._period()
+                    # Gone or shrunk (a restart, an eviction): store again.
+                    self._stored = min(self._stored, held)
+        built = self._built()
+        if len(built) > self._stored:
+            self._store(built)
+
+    @property
+    def _key(self) -> str:
+        return f"frisian_mcp:schemas:{self.fingerprint}"
+
+    def _period(self) -> tuple[int, int]:
+        """The current check period: the outages so far, and the period's
+        number (a check runs when either moved)."""
+        return cache.health.outages, int(time.monotonic() // RECHECK)
+
+    def _held(self, backend: BaseCache) -> int:
+        """How many schemas the shared cache holds (0: none)."""
+        if not backend.has_key(self._key):
+            return 0
+        count = backend.get(f"{self._key}:count")
+        return count if isinstance(count, int) else 0
+
+    def _adopt(self, found: Any) -> None:
+        """Adopt the schemas of a stored entry this process has not built."""
+        if not (isinstance(found, tuple) and len(found) == 2):
+            return
+        schemas, problems = found
+        registry = self.registry
+        for tool in registry:
+            if not tool.built and tool.name in schemas:
+                tool.adopt(schemas[tool.name])
+        _adopt_variants(registry, schemas)
+        known = set(registry.builder.problems)
+        registry.builder.problems.extend(p for p in problems if p not in known)
+        # Ours only: entries no class here matches must not hide our new ones.
+        self._stored = len(self._built().keys() & schemas.keys())
+
+    def _built(self) -> dict[Any, Tool]:
+        """This process's built schemas (and variants), by their stored key."""
+        registry = self.registry
         built: dict[Any, Tool] = {t.name: t for t in registry if t.built}
         built.update(
             ((t.name, *_variant_key(v.serializer)), v)
@@ -105,14 +150,29 @@ class FleetStore(BaseStore):
             for v in t.variants
             if v.built and v.serializer is not None
         )
-        if len(built) > self._stored:
-            # A copy without the schema's cached, derived attributes.
-            schemas = {
+        return built
+
+    def _store(self, built: dict[Any, Tool]) -> None:
+        """Store ``built`` merged with what the cache holds now, so that a
+        worker that found the cache empty never shrinks a fuller entry."""
+        found = cache.load(self._key, rights=False)
+        whole = isinstance(found, tuple) and len(found) == 2
+        held, problems = found if whole else ({}, [])
+        # A copy without the schema's cached, derived attributes.
+        schemas = {
+            **held,
+            **{
                 name: None if t.schema is None else dataclasses.replace(t.schema)
                 for name, t in built.items()
-            }
-            if cache.store(key, (schemas, registry.problems), None, rights=False):
-                self._stored = len(schemas)
+            },
+        }
+        merged = list(dict.fromkeys([*problems, *self.registry.problems]))
+        # Nothing new: the fleet has it all (only the count may be missing).
+        new = schemas.keys() != held.keys()
+        if not new or cache.store(self._key, (schemas, merged), None, rights=False):
+            count = f"{self._key}:count"
+            cache.call(lambda backend: backend.set(count, len(schemas), None), None)
+            self._stored = len(built)
 
     def visible(
         self, context: CallContext, probe: Callable[[], frozenset[str]]
