@@ -22,6 +22,11 @@ either side, and the report judges the issue's goals (MCP's throughput >=
 0.9x REST's, p99 <= 1.2x) on the ratios it prints (``mcp_over_rest``).
 With bulk creates in the mix the ratios are printed but not judged.
 
+Per side also the workers' CPU time per operation (user + system, read from
+``/proc`` around each phase: a figure the machine's other load disturbs far
+less than the wall clock), and each measured phase's own figures (their
+spread is the run's noise). MCP lists ask for REST's page size (25 rows).
+
 An HTTP 503 or a tool's ``unavailable`` is retried with backoff (at most
 ``RETRIES`` times). Per side: operations and HTTP requests per second (a
 phase ends when each client's last operation does), p50/p95/p99 latency,
@@ -55,7 +60,10 @@ A probe app the bench's settings install (it counts, it changes nothing)
 reports per worker the schemas it built and the listing cache's hits and
 misses. ``--server uvicorn`` serves ``demo_project.asgi`` with
 ``uvicorn --workers`` instead of gunicorn; ``--preload`` passes gunicorn's
-``--preload`` (the master warms up once, before it forks). ``--pgbouncer``
+``--preload`` (the master warms up once, before it forks). ``--app
+inventory`` serves the demo plus the scale app's 300 viewsets (1,812 more
+tools, bench/_fleet_scale.py): the same mix, on a registry of a large host.
+``--pgbouncer``
 puts a pgbouncer of the bench's own (transaction pooling) between the
 workers and PostgreSQL. The run's database is a copy of a template the
 bench migrates and seeds once per server, code and counts
@@ -134,6 +142,9 @@ from _fleet_faults import (
     probe_counts,
     worker_rss_mb,
 )
+from _fleet_scale import ENV as SCALE_ENV
+from _fleet_scale import SETTINGS as SCALE_SETTINGS
+from _fleet_scale import URLCONF as SCALE_URLCONF
 
 SIDES = ("MCP", "REST")
 #: The issue's mix, in percent: bulk creates take ``--bulk-share`` of the 15 %
@@ -338,7 +349,9 @@ class Mix:
             tool, path = "dcim__devices__list", "/api/dcim/devices/"
             page = rng.randint(1, self.pages["devices"])
             filters = {"status": rng.choice(("active", "planned"))}
-        args: dict[str, Any] = {"page": page, "filters": filters}
+        # The demo's REST PAGE_SIZE: the same rows on both sides (the tool's
+        # own default, frisian_mcp's PAGE_SIZE, is 50).
+        args: dict[str, Any] = {"page": page, "page_size": 25, "filters": filters}
         query = urlencode({"page": page, **filters})
         self._call(http, s, tool, args, ("GET", f"{path}?{query}", None))
 
@@ -494,12 +507,13 @@ def check_rows(dsn: str, run_id: str, acked: list[str]) -> dict[str, int]:
 
 
 def summary(
-    stats: Stats, seconds: float, rss: dict[str, list[float]]
+    stats: Stats, seconds: float, rss: dict[str, list[float]], cpu_s: float
 ) -> dict[str, Any]:
     """One side's figures."""
     ordered = sorted(stats.latencies)
     count = sum(stats.ops.values())
     return {
+        "worker_cpu_ms_per_op": round(cpu_s * 1000 / count, 2) if count else None,
         "operations": count,
         "by_kind": dict(stats.ops),
         "seconds": round(seconds, 2),
@@ -531,7 +545,14 @@ def ratios(sides: dict[str, dict[str, Any]], bulk_share: float) -> dict[str, Any
     def over(a: Any, b: Any) -> float | None:
         return round(a / b, 3) if a is not None and b else None
 
-    keys = ("ops_per_s", "http_requests_per_s", "p50_ms", "p95_ms", "p99_ms")
+    keys = (
+        "ops_per_s",
+        "http_requests_per_s",
+        "p50_ms",
+        "p95_ms",
+        "p99_ms",
+        "worker_cpu_ms_per_op",
+    )
     found: dict[str, Any] = {key: over(mcp[key], rest[key]) for key in keys}
     found["p99_by_kind"] = {
         kind: over(mcp["p50_p99_ms_by_kind"][kind][1], values[1])
@@ -570,6 +591,27 @@ class Loaded:
     faults: dict[str, list[dict[str, Any]]]
     #: The creates the unmeasured warm-up had acknowledged (rows checked too).
     warmup_acked: list[str] = field(default_factory=list)
+    #: The workers' CPU seconds over each side's phases.
+    cpu_s: dict[str, float] = field(default_factory=lambda: dict.fromkeys(SIDES, 0.0))
+    #: Each measured phase's own figures: their spread is the run's noise.
+    phases: list[dict[str, Any]] = field(default_factory=list)
+
+
+def workers_cpu_s(master: int) -> dict[int, float]:
+    """CPU seconds (user + system) each worker of ``master`` has used."""
+    tick = os.sysconf("SC_CLK_TCK")
+    cpu = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()  # after the command's name
+        if fields[1] == str(master):  # ppid
+            cpu[int(entry.name)] = (int(fields[11]) + int(fields[12])) / tick
+    return cpu
 
 
 def load(args: argparse.Namespace, target: Target, dsn: str) -> Loaded:
@@ -602,11 +644,29 @@ def load(args: argparse.Namespace, target: Target, dsn: str) -> Loaded:
         for side in order:
             progress(f"round {round_ + 1}: {side} for {per_phase:g} s")
             before = sorted(worker_rss_mb(master).values())
+            cpu_before = workers_cpu_s(master)
             with Faults(target, args.fault, per_phase) as faults:
                 stats, wall = phase(
                     target.server.base_url, mixes[side], args.clients, per_phase
                 )
+            cpu_after = workers_cpu_s(master)
             after = sorted(worker_rss_mb(master).values())
+            # Workers that lived through the phase (a restart's are left out).
+            cpu = sum(
+                cpu_after[p] - cpu_before[p] for p in cpu_before if p in cpu_after
+            )
+            out.cpu_s[side] += cpu
+            ops = sum(stats.ops.values())
+            out.phases.append(
+                {
+                    "side": side,
+                    "ops_per_s": round(ops / wall, 1) if wall else 0.0,
+                    "p99_ms": round(percentile(sorted(stats.latencies), 99) * 1000, 1)
+                    if stats.latencies
+                    else None,
+                    "worker_cpu_ms_per_op": round(cpu * 1000 / ops, 2) if ops else None,
+                }
+            )
             out.rss[side].setdefault("start", [round(v, 1) for v in before])
             out.rss[side]["end"] = [round(v, 1) for v in after]
             out.totals[side].add(stats)
@@ -645,8 +705,16 @@ def table(result: dict[str, Any]) -> str:
     ratio = result["mcp_over_rest"]
     rows.append(
         f"MCP / REST: throughput {ratio['ops_per_s']}x, p50 {ratio['p50_ms']}x, "
-        f"p95 {ratio['p95_ms']}x, p99 {ratio['p99_ms']}x; p99 by kind "
-        f"{ratio['p99_by_kind']}"
+        f"p95 {ratio['p95_ms']}x, p99 {ratio['p99_ms']}x, workers' CPU per "
+        f"operation {ratio['worker_cpu_ms_per_op']}x; p99 by kind {ratio['p99_by_kind']}"
+    )
+    rows.append(
+        "per phase: "
+        + "; ".join(
+            f"{p['side']} {p['ops_per_s']}/s p99 {p['p99_ms']} ms "
+            f"CPU {p['worker_cpu_ms_per_op']} ms/op"
+            for p in result["phases"]
+        )
     )
     if ratio["comparable"]:
         met = ", ".join(
@@ -685,6 +753,12 @@ def clear_redis(url: str, prefix: str) -> int:
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--server", choices=("gunicorn", "uvicorn"), default="gunicorn")
+    parser.add_argument(
+        "--app",
+        choices=("demo", "inventory"),
+        default="demo",
+        help="inventory: the demo plus the scale app's 300 viewsets (bench/_fleet_scale.py)",
+    )
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--clients", type=int, default=32)
     parser.add_argument("--contacts", type=int, default=200_000)
@@ -814,6 +888,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             bouncer = stack.enter_context(own_pgbouncer(database.url))
             served_url = bouncer.url(database.url)
             settings += PGBOUNCER_SETTINGS
+        if args.app == "inventory":
+            settings += SCALE_SETTINGS
+            (work_dir / "fleet_load_urls.py").write_text(SCALE_URLCONF)
         (work_dir / "fleet_load_settings.py").write_text(settings)
         (work_dir / "fleet_load_probe.py").write_text(PROBE)
         load_start = list(os.getloadavg())
@@ -821,6 +898,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "DJANGO_SETTINGS_MODULE": "fleet_load_settings",
             "PYTHONPATH": f"{work_dir}:{ROOT}",
             "FLEET_LOAD_PROBE_DIR": str(work_dir),
+            **(SCALE_ENV if args.app == "inventory" else {}),
         }
         name = database.url.rsplit("/", 1)[1]
         admin = database.dsn.rsplit("/", 1)[0] + "/postgres"
@@ -852,7 +930,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     laps("clean_up")
     sides = {}
     for side in SIDES:
-        sides[side] = summary(totals[side], loaded.walls[side], loaded.rss[side])
+        sides[side] = summary(
+            totals[side], loaded.walls[side], loaded.rss[side], loaded.cpu_s[side]
+        )
         sides[side]["faults"] = loaded.faults[side]
         sides[side]["unexpected_errors"] = unexpected(totals[side].errors)
     mcp_over_rest = ratios(sides, args.bulk_share)
@@ -868,6 +948,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "load_average": {"start": load_start, "end": list(os.getloadavg())},
         "sides": sides,
         "mcp_over_rest": mcp_over_rest,
+        "phases": loaded.phases,
         "pg_connections_max": max(connections.samples, default=0),
         "redis_keys_at_end": redis_keys,
         "redis_restarts_s": redis.restarts if redis else [],
