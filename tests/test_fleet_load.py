@@ -16,6 +16,12 @@ From its JSON result:
   succeeded;
 - the faults fired: the workers were replaced, backends were terminated.
 
+A second run (8 s of load, a worker timeout of 5 s) restarts the bench's
+Redis empty and sends slow clients in the middle of every phase: no write
+fails on either side and the listing is the same before and after each
+restart; a client that vanishes mid-response costs nothing, and a worker a
+client holds with half a body is freed by gunicorn's timeout.
+
 REST is the baseline, not the subject: Django answers a lost connection
 with its own HTTP 500 (no retryable status), which is counted, not refused.
 
@@ -56,6 +62,17 @@ SHORT = (
     "--fault=rolling-restart",
     "--fault=pg-terminate",
 )
+#: The other faults, on the same fleet: the bench's Redis stopped and started
+#: empty, and slow clients against a worker timeout of 5 s (the stalled one
+#: holds a worker until gunicorn's timeout frees it).
+CACHE_AND_CLIENT = (
+    *SHORT[:4],
+    "--seconds=8",
+    *SHORT[5:7],
+    "--fault=redis-restart",
+    "--fault=slow-client",
+    "--worker-timeout=5",
+)
 #: Seconds the short form may take at most (about 25-35 on a 2-core machine
 #: at a load average of 10-12, 5 s more to build the template), before it
 #: is stopped.
@@ -91,6 +108,18 @@ def reachable(url: str) -> bool:
 def short_form(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """The bench's JSON result for the short form (and its wall time): one
     run for the module's tests."""
+    return _run(tmp_path_factory, SHORT)
+
+
+@pytest.fixture(scope="module")
+def cache_and_client_faults(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The short form with the other two faults: Redis restarted empty, and
+    slow clients (one vanishes mid-response, one stalls mid-body)."""
+    return _run(tmp_path_factory, CACHE_AND_CLIENT)
+
+
+def _run(factory: pytest.TempPathFactory, options: tuple[str, ...]) -> dict[str, Any]:
+    """Run the bench with ``options``; its JSON result and wall time."""
     if shutil.which("redis-server") is None:
         if os.environ.get("FRISIAN_MCP_REQUIRE_REDIS"):
             pytest.fail("redis-server is not on the PATH")
@@ -98,11 +127,17 @@ def short_form(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     url = postgres_url()
     if not reachable(url):
         pytest.skip("no PostgreSQL server to create the bench's database on")
-    out = tmp_path_factory.mktemp("fleet") / "fleet.json"
+    out = factory.mktemp("fleet") / "fleet.json"
     env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
     started = time.monotonic()
     bench = subprocess.Popen(
-        [sys.executable, str(BENCH), *SHORT, f"--database-url={url}", f"--json={out}"],
+        [
+            sys.executable,
+            str(BENCH),
+            *options,
+            f"--database-url={url}",
+            f"--json={out}",
+        ],
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,
@@ -156,6 +191,36 @@ def test_the_faults_fired(short_form: dict[str, Any]) -> None:
     assert sum(terminated) > 0
 
 
+def test_a_redis_restart_fails_no_write_and_changes_no_listing(
+    cache_and_client_faults: dict[str, Any],
+) -> None:
+    rows = cache_and_client_faults["rows"]
+    assert rows["acknowledged"] > 0
+    assert (rows["lost"], rows["duplicated"]) == (0, 0)
+    for side in ("MCP", "REST"):
+        figures = cache_and_client_faults["sides"][side]
+        assert figures["errors"] == {}, side  # host writes never fail
+        restarts = [e for e in figures["faults"] if e["fault"] == "redis-restart"]
+        assert len(restarts) == 2
+        assert all(e["listing_unchanged"] and e["tools"] > 0 for e in restarts)
+        assert all(e["down_s"] > 0 for e in restarts)
+
+
+def test_slow_clients_free_their_worker_within_the_timeout(
+    cache_and_client_faults: dict[str, Any],
+) -> None:
+    for side in ("MCP", "REST"):
+        events = cache_and_client_faults["sides"][side]["faults"]
+        slow = [e for e in events if e["fault"] == "slow-client"]
+        assert len(slow) == 2
+        for event in slow:
+            assert event["vanished_after_bytes"] > 0  # it was answered, then gone
+            # None: still held when the bench gave up, at 3x the timeout.
+            assert event["stalled_freed_s"] is not None
+            assert event["stalled_freed_s"] <= event["limit_s"]
+    assert cache_and_client_faults["server_log"]["worker_timeouts"] >= 1
+
+
 def _bench() -> Any:
     """The bench's module (it imports its helpers from ``bench/``)."""
     import importlib
@@ -191,6 +256,7 @@ def _side(ops: float, p99: float) -> dict[str, Any]:
         "p95_ms": p99 / 2,
         "p99_ms": p99,
         "p50_p99_ms_by_kind": {"list": [p99 / 4, p99]},
+        "worker_cpu_ms_per_op": 10_000 / ops,
     }
 
 
@@ -200,6 +266,7 @@ def test_the_ratios_judge_the_goals_on_a_comparable_mix_only() -> None:
     assert met["ops_per_s"] == 0.95
     assert met["p99_ms"] == 1.1
     assert met["p99_by_kind"] == {"list": 1.1}
+    assert met["worker_cpu_ms_per_op"] == round(100 / 95, 3)
     assert met["comparable"]
     assert all(met["goals"].values())
     missed = ratios({"MCP": _side(85, 130), "REST": _side(100, 100)}, 0)
