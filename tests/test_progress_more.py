@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import io
 import json
-import logging
 import threading
 from collections.abc import Iterable, Iterator
 from typing import Any, cast
@@ -22,7 +21,6 @@ from django.test import override_settings
 
 from demo_project.contacts.models import Contact
 from frisian_mcp import notices
-from frisian_mcp.contrib.audit.formatters import JSONFormatter
 from tests.hosts.bulk.models import Rack, Site
 from tests.test_progress import MODERN, call, contacts, messages, progress_of
 from tests.testapp.models import Publisher
@@ -220,37 +218,20 @@ def test_with_the_default_max_page_size_no_list_call_goes_to_a_worker(
 # -- the audit record of a streamed call -----------------------------------------
 
 
-@pytest.fixture
-def audit_log() -> Iterator[io.StringIO]:
-    """The audit logger's records, as the JSON formatter writes them."""
-    stream = io.StringIO()
-    handler = logging.StreamHandler(stream)
-    handler.setFormatter(JSONFormatter())
-    logger = logging.getLogger("frisian_mcp.audit")
-    logger.addHandler(handler)
-    level = logger.level
-    logger.setLevel(logging.INFO)
-    try:
-        yield stream
-    finally:
-        logger.removeHandler(handler)
-        logger.setLevel(level)
-
-
 def records(stream: io.StringIO) -> list[dict[str, Any]]:
     return [json.loads(line) for line in stream.getvalue().splitlines()]
 
 
 @pytest.mark.parametrize("modern", [False, True])
 def test_a_streamed_calls_record_has_its_outcome_and_rows(
-    audit_log: io.StringIO, modern: bool
+    audit_stream: io.StringIO, modern: bool
 ) -> None:
     response = call(
         "contacts__create", {"objects": contacts(40)}, modern=modern, progressToken="a"
     )
     found = streamed(response)
     assert found[-1]["result"]["isError"] is False
-    [record] = records(audit_log)
+    [record] = records(audit_stream)
     assert record["method"] == "tools/call"
     assert record["tool"] == "contacts__create"
     assert record["outcome"] == "ok"
@@ -259,12 +240,12 @@ def test_a_streamed_calls_record_has_its_outcome_and_rows(
     assert record["protocol_version"] == (MODERN if modern else "2025-11-25")
     assert (record["rows_created"], record["rows_updated"]) == (40, 0)
     assert Contact.objects.count() == 40
-    assert "Secret" not in audit_log.getvalue()
+    assert "Secret" not in audit_stream.getvalue()
 
 
 @pytest.mark.parametrize("modern", [False, True])
 def test_a_streamed_call_failing_midway_is_recorded_as_failed_without_rows(
-    audit_log: io.StringIO, modern: bool
+    audit_stream: io.StringIO, modern: bool
 ) -> None:
     objects = [{"name": "A"}, {"name": "B"}, {"name": "C"}, {"name": "A"}]
     response = call(
@@ -275,7 +256,7 @@ def test_a_streamed_call_failing_midway_is_recorded_as_failed_without_rows(
     )
     found = streamed(response)
     assert found[-1]["error"]["code"] == -32602
-    [record] = records(audit_log)
+    [record] = records(audit_stream)
     assert record["outcome"] == "validation_failed"
     assert record["rows_created"] == 0
     assert Publisher.objects.count() == 0
@@ -283,7 +264,7 @@ def test_a_streamed_call_failing_midway_is_recorded_as_failed_without_rows(
 
 @pytest.mark.parametrize("modern", [False, True])
 def test_a_streamed_bulk_deletes_record_counts_its_rows_or_its_conflict(
-    audit_log: io.StringIO, bulk_host: None, modern: bool
+    audit_stream: io.StringIO, bulk_host: None, modern: bool
 ) -> None:
     sites = make_sites(30)
     Rack.objects.create(site=sites[20], name="R1")
@@ -302,26 +283,26 @@ def test_a_streamed_bulk_deletes_record_counts_its_rows_or_its_conflict(
         progressToken=2,
     )
     assert streamed(deleted)[-1]["result"]["isError"] is False
-    first, second = records(audit_log)
+    first, second = records(audit_stream)
     assert (first["outcome"], first["rows_deleted"]) == ("conflict", 0)
     assert (second["outcome"], second["rows_deleted"]) == ("ok", 29)
     assert Site.objects.count() == 1
 
 
 def test_a_call_that_reports_nothing_in_its_worker_leaves_one_record(
-    audit_log: io.StringIO,
+    audit_stream: io.StringIO,
 ) -> None:
     arguments = {"mode": "validate", "objects": contacts(3)}
     response = call("contacts__create", arguments, progressToken="v")
     assert not response.streaming
-    [record] = records(audit_log)
+    [record] = records(audit_stream)
     assert record["outcome"] == "ok"
     assert record["rows_created"] == 0
     assert Contact.objects.count() == 0
 
 
 def test_a_closed_2026_07_28_stream_is_recorded_once_the_worker_stops(
-    audit_log: io.StringIO, monkeypatch: pytest.MonkeyPatch
+    audit_stream: io.StringIO, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The stream ends before the call: the record waits for the worker,
     which rolls back, and says so."""
@@ -342,12 +323,12 @@ def test_a_closed_2026_07_28_stream_is_recorded_once_the_worker_stops(
     while b"notifications/progress" not in next(stream):
         pass
     response.close()
-    assert records(audit_log) == []  # the request thread's part ended first
+    assert records(audit_stream) == []  # the request thread's part ended first
     go.set()
     for thread in threading.enumerate():
         if thread.name == "frisian-mcp-call":
             thread.join(10)
-    [record] = records(audit_log)
+    [record] = records(audit_stream)
     assert record["outcome"] == "cancelled"
     assert record["rows_created"] == 0
     assert Contact.objects.count() == 0
