@@ -321,7 +321,11 @@ class Connections:
 
 @dataclass
 class Target:
-    """What the faults act on: the server, its database and its Redis."""
+    """What the faults act on: the server, its database and its Redis.
+
+    ``server`` is the first of ``machines`` (``--machines``): the faults act
+    on it; the load goes to all of them.
+    """
 
     server: Server
     admin_dsn: str
@@ -329,6 +333,7 @@ class Target:
     redis: Redis | None
     worker_timeout: float
     listing: Callable[[], list[str]]
+    machines: list[Server] = field(default_factory=list)
 
 
 def rolling_restart(target: Target) -> dict[str, Any]:

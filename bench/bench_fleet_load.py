@@ -63,6 +63,10 @@ misses. ``--server uvicorn`` serves ``demo_project.asgi`` with
 ``--preload`` (the master warms up once, before it forks). ``--app
 inventory`` serves the demo plus the scale app's 300 viewsets (1,812 more
 tools, bench/_fleet_scale.py): the same mix, on a registry of a large host.
+``--machines N`` starts N such servers one after the other (each its own
+master, port and log; the database and Redis shared, as several machines
+behind a load balancer share them): client ``i`` talks to server ``i % N``,
+and the faults act on the first.
 ``--pgbouncer``
 puts a pgbouncer of the bench's own (transaction pooling) between the
 workers and PostgreSQL. The run's database is a copy of a template the
@@ -103,7 +107,7 @@ import threading
 import time
 import uuid
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -425,8 +429,13 @@ def mix_weights(bulk_share: float) -> dict[str, float]:
     return {**MIX, "write": WRITES - bulk_share, "bulk": bulk_share}
 
 
-def phase(base_url: str, mix: Mix, clients: int, seconds: float) -> tuple[Stats, float]:
-    """Run the mix with ``clients`` threads for ``seconds``; stats and wall time."""
+def phase(
+    base_urls: list[str], mix: Mix, clients: int, seconds: float
+) -> tuple[Stats, float]:
+    """Run the mix with ``clients`` threads for ``seconds``; stats and wall time.
+
+    Client ``i`` talks to ``base_urls[i % len(base_urls)]`` (the machines).
+    """
     per_client = [Stats() for _ in range(clients)]
     kinds, weights = list(mix.weights), list(mix.weights.values())
     deadline = time.monotonic() + seconds
@@ -435,6 +444,7 @@ def phase(base_url: str, mix: Mix, clients: int, seconds: float) -> tuple[Stats,
     def client(index: int) -> None:
         rng = random.Random(f"{mix.run_id}-{mix.side}-{index}-{deadline}")
         stats = per_client[index]
+        base_url = base_urls[index % len(base_urls)]
         with httpx.Client(base_url=base_url, headers=headers, timeout=60) as http:
             if mix.side == "MCP":  # an agent lists the tools as it starts
                 try:
@@ -631,26 +641,32 @@ def load(args: argparse.Namespace, target: Target, dsn: str) -> Loaded:
         {side: {} for side in SIDES},
         {side: [] for side in SIDES},
     )
-    master = target.server.pid
+    masters = [machine.pid for machine in target.machines]
+    urls = [machine.base_url for machine in target.machines]
+
+    def rss() -> list[float]:
+        return sorted(v for master in masters for v in worker_rss_mb(master).values())
+
+    def cpu_s() -> dict[int, float]:
+        return {
+            pid: s for master in masters for pid, s in workers_cpu_s(master).items()
+        }
+
     for side in SIDES if args.warmup else ():  # unmeasured, without faults
         progress(f"warm-up: {side} for {args.warmup / 2:g} s")
-        stats, _ = phase(
-            target.server.base_url, mixes[side], args.clients, args.warmup / 2
-        )
+        stats, _ = phase(urls, mixes[side], args.clients, args.warmup / 2)
         out.warmup_acked += stats.acked
     per_phase = args.seconds / (2 * args.rounds)
     for round_ in range(args.rounds):
         order = SIDES if round_ % 2 == 0 else SIDES[::-1]
         for side in order:
             progress(f"round {round_ + 1}: {side} for {per_phase:g} s")
-            before = sorted(worker_rss_mb(master).values())
-            cpu_before = workers_cpu_s(master)
+            before = rss()
+            cpu_before = cpu_s()
             with Faults(target, args.fault, per_phase) as faults:
-                stats, wall = phase(
-                    target.server.base_url, mixes[side], args.clients, per_phase
-                )
-            cpu_after = workers_cpu_s(master)
-            after = sorted(worker_rss_mb(master).values())
+                stats, wall = phase(urls, mixes[side], args.clients, per_phase)
+            cpu_after = cpu_s()
+            after = rss()
             # Workers that lived through the phase (a restart's are left out).
             cpu = sum(
                 cpu_after[p] - cpu_before[p] for p in cpu_before if p in cpu_after
@@ -760,6 +776,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         help="inventory: the demo plus the scale app's 300 viewsets (bench/_fleet_scale.py)",
     )
     parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument(
+        "--machines",
+        type=int,
+        default=1,
+        help="servers of --workers each, sharing the database and Redis only",
+    )
     parser.add_argument("--clients", type=int, default=32)
     parser.add_argument("--contacts", type=int, default=200_000)
     parser.add_argument("--devices", type=int, default=50_000)
@@ -822,6 +844,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if not 0 < args.seconds <= MAX_SECONDS:
         parser.error(f"--seconds must be in (0, {MAX_SECONDS}]")
+    if not 1 <= args.machines <= 4:
+        parser.error("--machines must be in [1, 4]")
     if not 0 <= args.warmup <= 60:
         parser.error("--warmup must be in [0, 60]")
     if args.rounds < 2 or not 1 <= args.clients <= 256 or args.workers < 1:
@@ -839,20 +863,35 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return args
 
 
+@contextlib.contextmanager
 def serve(
     args: argparse.Namespace, url: str, work_dir: Path, env: dict[str, str]
-) -> contextlib.AbstractContextManager[Server]:
-    """The demo under ``--server`` with ``--workers`` workers."""
+) -> Iterator[list[Server]]:
+    """The demo under ``--server`` with ``--workers`` workers, on each of
+    ``--machines`` servers: started one after the other, sharing the
+    database and Redis and nothing else (their own masters, ports and logs)."""
     preload = {"GUNICORN_CMD_ARGS": "--preload"} if args.preload else {}
-    return server(
-        args.server,
-        url,
-        work_dir,
-        headers=auth_headers(),
-        workers=args.workers,
-        timeout=args.worker_timeout if args.server == "gunicorn" else None,
-        env={**env, **preload},
-    )
+    with contextlib.ExitStack() as stack:
+        machines = []
+        for index in range(args.machines):
+            machine_dir = work_dir / f"machine-{index}"
+            machine_dir.mkdir()
+            machines.append(
+                stack.enter_context(
+                    server(
+                        args.server,
+                        url,
+                        machine_dir,
+                        headers=auth_headers(),
+                        workers=args.workers,
+                        timeout=args.worker_timeout
+                        if args.server == "gunicorn"
+                        else None,
+                        env={**env, **preload},
+                    )
+                )
+            )
+        yield machines
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
@@ -904,10 +943,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         admin = database.dsn.rsplit("/", 1)[0] + "/postgres"
         try:
             with (
-                serve(args, served_url, work_dir, env) as server,
+                serve(args, served_url, work_dir, env) as machines,
                 Connections(admin, name) as connections,
             ):
                 laps("serve")
+                server = machines[0]
                 target = Target(
                     server,
                     admin,
@@ -915,6 +955,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     redis,
                     args.worker_timeout,
                     lambda: list_tools(server.base_url),
+                    machines,
                 )
                 loaded = load(args, target, database.dsn)
                 laps("load")
@@ -976,7 +1017,7 @@ def _server_log(work_dir: Path, keep: Path | None) -> dict[str, int]:
     """Worker boots and timeouts the server logged; the log is kept beside
     the ``--json`` file (``<name>.server.log``), with the audit records."""
     text = "".join(
-        path.read_text(errors="replace") for path in work_dir.glob("*corn.log")
+        path.read_text(errors="replace") for path in work_dir.glob("**/*corn.log")
     )
     if keep is not None:
         keep.parent.mkdir(parents=True, exist_ok=True)
