@@ -652,13 +652,16 @@ def load(args: argparse.Namespace, target: Target, dsn: str) -> Loaded:
             pid: s for master in masters for pid, s in workers_cpu_s(master).items()
         }
 
-    for side in SIDES if args.warmup else ():  # unmeasured, without faults
+    for side in (
+        (SIDES if args.first == "MCP" else SIDES[::-1]) if args.warmup else ()
+    ):  # unmeasured, without faults
         progress(f"warm-up: {side} for {args.warmup / 2:g} s")
         stats, _ = phase(urls, mixes[side], args.clients, args.warmup / 2)
         out.warmup_acked += stats.acked
     per_phase = args.seconds / (2 * args.rounds)
     for round_ in range(args.rounds):
-        order = SIDES if round_ % 2 == 0 else SIDES[::-1]
+        first = SIDES if args.first == "MCP" else SIDES[::-1]
+        order = first if round_ % 2 == 0 else first[::-1]
         for side in order:
             progress(f"round {round_ + 1}: {side} for {per_phase:g} s")
             before = rss()
@@ -787,6 +790,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--devices", type=int, default=50_000)
     parser.add_argument("--seconds", type=float, default=60.0, help="load in all")
     parser.add_argument("--rounds", type=int, default=2, help="MCP+REST pairs")
+    parser.add_argument(
+        "--first",
+        choices=SIDES,
+        default="MCP",
+        help="the side of the first phase (the order then alternates)",
+    )
     parser.add_argument(
         "--warmup",
         type=float,
