@@ -267,23 +267,42 @@ def own_pgbouncer(database_url: str, pool_size: int = 20) -> Iterator[PgBouncer]
 # -- the server's processes and connections -------------------------------------------
 
 
-def worker_rss_mb(master: int) -> dict[int, float]:
-    """VmRSS in MB of each worker of the server's master ``master``
+def _workers(master: int) -> Iterator[Path]:
+    """The ``/proc`` entries of the workers of the server's master ``master``
     (uvicorn's multiprocessing resource tracker left out)."""
-    rss = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
-            status = (entry / "status").read_text()
+            stat = (entry / "stat").read_text()
             if b"resource_tracker" in (entry / "cmdline").read_bytes():
                 continue
         except OSError:
             continue
-        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
-        if fields.get("PPid", "").strip() == str(master) and "VmRSS" in fields:
-            rss[int(entry.name)] = int(fields["VmRSS"].split()[0]) / 1024
+        if stat.rsplit(")", 1)[1].split()[1] == str(master):  # ppid
+            yield entry
+
+
+def worker_rss_mb(master: int) -> dict[int, float]:
+    """VmRSS in MB of each worker of ``master``."""
+    rss = {}
+    for entry in _workers(master):
+        with contextlib.suppress(OSError):
+            for line in (entry / "status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    rss[int(entry.name)] = int(line.split()[1]) / 1024
     return rss
+
+
+def workers_cpu_s(master: int) -> dict[int, float]:
+    """CPU seconds (user + system) each worker of ``master`` has used."""
+    tick = os.sysconf("SC_CLK_TCK")
+    cpu = {}
+    for entry in _workers(master):
+        with contextlib.suppress(OSError):
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            cpu[int(entry.name)] = (int(fields[11]) + int(fields[12])) / tick
+    return cpu
 
 
 class Connections:

@@ -145,6 +145,7 @@ from _fleet_faults import (
     own_redis,
     probe_counts,
     worker_rss_mb,
+    workers_cpu_s,
 )
 from _fleet_scale import ENV as SCALE_ENV
 from _fleet_scale import SETTINGS as SCALE_SETTINGS
@@ -605,23 +606,6 @@ class Loaded:
     cpu_s: dict[str, float] = field(default_factory=lambda: dict.fromkeys(SIDES, 0.0))
     #: Each measured phase's own figures: their spread is the run's noise.
     phases: list[dict[str, Any]] = field(default_factory=list)
-
-
-def workers_cpu_s(master: int) -> dict[int, float]:
-    """CPU seconds (user + system) each worker of ``master`` has used."""
-    tick = os.sysconf("SC_CLK_TCK")
-    cpu = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat.rsplit(")", 1)[1].split()  # after the command's name
-        if fields[1] == str(master):  # ppid
-            cpu[int(entry.name)] = (int(fields[11]) + int(fields[12])) / tick
-    return cpu
 
 
 def load(args: argparse.Namespace, target: Target, dsn: str) -> Loaded:

@@ -104,6 +104,15 @@ def contacts(count: int, start: int = 0) -> list[dict[str, str]]:
     ]
 
 
+def assert_twentieths(progress: list[dict[str, Any]], token: Any, total: int) -> None:
+    """Twenty notifications for ``token``, strictly increasing, the last at ``total``."""
+    assert len(progress) == 20
+    assert {p["progressToken"] for p in progress} == {token}
+    done = [p["progress"] for p in progress]
+    assert done == sorted(set(done))
+    assert done[-1] == total
+
+
 def progress_of(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [m["params"] for m in found if m.get("method") == "notifications/progress"]
 
@@ -131,11 +140,7 @@ def test_a_bulk_create_streams_its_progress_then_the_response(
         assert first["data"] == ""
     found = messages(raw)
     progress = progress_of(found)
-    assert len(progress) == 20
-    assert {p["progressToken"] for p in progress} == {token}
-    done = [p["progress"] for p in progress]
-    assert done == sorted(set(done))
-    assert done[-1] == 40
+    assert_twentieths(progress, token, 40)
     assert {p["total"] for p in progress} == {40}
     assert progress[0]["message"] == "created 2 of 40 rows"
     notified = json.dumps(found[:-1])

@@ -22,7 +22,14 @@ from django.test import override_settings
 from demo_project.contacts.models import Contact
 from frisian_mcp import notices
 from tests.hosts.bulk.models import Rack, Site
-from tests.test_progress import MODERN, call, contacts, messages, progress_of
+from tests.test_progress import (
+    MODERN,
+    assert_twentieths,
+    call,
+    contacts,
+    messages,
+    progress_of,
+)
 from tests.testapp.models import Publisher
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -63,11 +70,7 @@ def test_a_bulk_delete_streams_a_notification_per_twentieth_of_its_rows(
     )
     found = streamed(response)
     progress = progress_of(found)
-    assert len(progress) == 20
-    assert {p["progressToken"] for p in progress} == {token}
-    done = [p["progress"] for p in progress]
-    assert done == sorted(set(done))
-    assert done[-1] == 40
+    assert_twentieths(progress, token, 40)
     assert progress[-1]["message"] == "deleted 40 of 40 rows"
     assert "Site " not in json.dumps(found[:-1])  # counts, never values
     assert found[-1]["id"] == 7
