@@ -23,7 +23,7 @@ from rest_framework.response import Response
 
 from frisian_mcp.exceptions import ToolExecutionError, ToolInputError, few
 from frisian_mcp.jsonschema import plain
-from frisian_mcp.notices import report
+from frisian_mcp.notices import counted, report
 from frisian_mcp.tools import Tool
 from frisian_mcp.types import Call, ErrorCode, FieldError, Kind
 
@@ -90,7 +90,7 @@ def check(tool: Tool, view: Any, call: Call) -> None:
         getattr(view, "perform_destroy", None)
     ):
         # A bulk action that deletes row by row as a destroy would (drf-bulk's).
-        view.perform_destroy = _counted(view.perform_destroy, len(ids), "deleted")
+        view.perform_destroy = counted(view.perform_destroy, len(ids), "deleted")
 
 
 def create(
@@ -114,7 +114,7 @@ def create(
         handler.rows = serializer.validated_data
         fields = serializer.child.fields.items()
         handler.labels = {field.source: name for name, field in fields}
-        serializer.child.create = _counted(serializer.child.create, total, "created")
+        serializer.child.create = counted(serializer.child.create, total, "created")
         view.perform_create(serializer)
         report(total, total, "created")  # a list serializer's own create
         return Response(serializer.data, status=201)
@@ -132,22 +132,6 @@ def create(
         report(index + 1, total, "created")
     handler.index = None
     return Response(created, status=200 if call.validate_only else 201)
-
-
-def _counted(
-    write: Callable[[Any], Any], total: int, verb: str
-) -> Callable[[Any], Any]:
-    """``write``, reporting each row it writes as ``verb``."""
-    done = 0
-
-    def counted(row: Any) -> Any:
-        nonlocal done
-        written = write(row)
-        done += 1
-        report(done, total, verb)
-        return written
-
-    return counted
 
 
 def _key(model: Any, value: Any) -> Any:

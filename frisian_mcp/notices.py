@@ -12,12 +12,21 @@ import logging
 import time
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
+from typing import Any
 
 from frisian_mcp.exceptions import RequestCancelled
 from frisian_mcp.revisions import LOG_LEVEL_META, LOG_LEVELS
 from frisian_mcp.types import JSONObject
 
-__all__ = ["Channel", "opened", "progress_token", "report", "requested_level", "warn"]
+__all__ = [
+    "Channel",
+    "counted",
+    "opened",
+    "progress_token",
+    "report",
+    "requested_level",
+    "warn",
+]
 
 logger = logging.getLogger("frisian_mcp")
 #: Notifications a call's progress sends at most: one each twentieth.
@@ -130,6 +139,19 @@ def report(done: int, total: int | None, verb: str) -> None:
     channel = _CURRENT.get()
     if channel is not None:
         channel.advance(done, total, verb)
+
+
+def counted(write: Callable[[Any], Any], total: int, verb: str) -> Callable[[Any], Any]:
+    """``write`` (one row a call), reporting each row it has ``verb``."""
+    done = 0
+
+    def counted(row: Any) -> Any:
+        nonlocal done
+        written, done = write(row), min(done + 1, total)
+        report(done, total, verb)
+        return written
+
+    return counted
 
 
 def warn(code: str, message: str, arguments: list[str]) -> None:

@@ -158,15 +158,9 @@ def _counted(get_serializer: Callable[..., Any]) -> Callable[..., Any]:
         rows = serializer.instance if isinstance(serializer, ListSerializer) else None
         if not isinstance(rows, list) or len(rows) <= notices.LARGE_PAGE:
             return serializer
-        child, total, done = serializer.child, len(rows), iter(range(1, len(rows) + 1))
-        represent = child.to_representation
-
-        def to_representation(row: Any) -> Any:
-            data = represent(row)
-            notices.report(next(done, total), total, "serialized")
-            return data
-
-        child.to_representation = to_representation
+        serializer.child.to_representation = notices.counted(
+            serializer.child.to_representation, len(rows), "serialized"
+        )
         return serializer
 
     return counted
