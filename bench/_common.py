@@ -618,6 +618,33 @@ def machine() -> str:
     return f"{platform.machine()}, {os.cpu_count()} CPUs"
 
 
+def npm_install(npm: str, packages: Sequence[str], cache: Path, timeout: float) -> None:
+    """Install ``packages`` with npm into the directory ``cache``.
+
+    npm installs into a fresh directory that then takes the cache's name,
+    so a run cut short leaves no half-installed cache behind; if another run
+    installed it meanwhile, that one stays. :class:`BenchError` if npm fails.
+    """
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    fresh = Path(tempfile.mkdtemp(prefix=f"{cache.name}-", dir=cache.parent))
+    quiet = ("--no-audit", "--no-fund", "--loglevel=error")
+    done = subprocess.run(
+        [npm, "install", "--prefix", str(fresh), *quiet, *packages],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    if done.returncode:
+        shutil.rmtree(fresh, ignore_errors=True)
+        named = " ".join(packages)
+        raise BenchError(f"npm install {named} failed:\n{done.stderr[-3000:]}")
+    try:
+        fresh.rename(cache)
+    except OSError:  # another run installed it meanwhile
+        shutil.rmtree(fresh, ignore_errors=True)
+
+
 def progress(message: str) -> None:
     """Print a progress line on stderr (stdout holds the report)."""
     print(message, file=sys.stderr, flush=True)

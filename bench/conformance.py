@@ -53,6 +53,7 @@ from _common import (
     auth_headers,
     gunicorn,
     manage,
+    npm_install,
     progress,
     raise_on_sigterm,
     run_script,
@@ -96,32 +97,13 @@ class Outcome:
 
 
 def install(npm: str) -> list[str]:
-    """The command that runs the suite; installed into ``CACHE`` first.
-
-    npm installs into a fresh directory that then takes the cache's name,
-    so a run cut short leaves no half-installed cache behind.
-    """
+    """The command that runs the suite; installed into ``CACHE`` first
+    (:func:`npm_install`)."""
     node = CACHE / "node_modules" / ".bin" / "node"
     package = CACHE / "node_modules" / "@modelcontextprotocol" / "conformance"
     if not node.exists() or not package.exists():
-        CACHE.parent.mkdir(parents=True, exist_ok=True)
-        fresh = Path(tempfile.mkdtemp(prefix="conformance-", dir=CACHE.parent))
-        quiet = ("--no-audit", "--no-fund", "--loglevel=error")
         progress(f"Installing {SUITE} and {NODE} into {CACHE} ...")
-        done = subprocess.run(
-            [npm, "install", "--prefix", str(fresh), *quiet, NODE, SUITE],
-            capture_output=True,
-            text=True,
-            timeout=600,
-            check=False,
-        )
-        if done.returncode:
-            shutil.rmtree(fresh, ignore_errors=True)
-            raise BenchError(f"npm install failed:\n{done.stderr[-3000:]}")
-        try:
-            fresh.rename(CACHE)
-        except OSError:  # another run installed it meanwhile
-            shutil.rmtree(fresh, ignore_errors=True)
+        npm_install(npm, (NODE, SUITE), CACHE, timeout=600)
     bin_path = json.loads((package / "package.json").read_text())["bin"]
     script = bin_path if isinstance(bin_path, str) else bin_path["conformance"]
     return [str(node.resolve()), str(package / script)]

@@ -22,7 +22,7 @@ import json
 import os
 import shutil
 import subprocess
-import tempfile
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -30,7 +30,7 @@ from typing import Any
 import pytest
 
 from demo_project.management.commands.seed_demo import DEMO_TOKEN
-from tests.live import demo_database, serve
+from tests.live import ROOT, demo_database, serve
 
 pytestmark = pytest.mark.live
 
@@ -53,31 +53,20 @@ def _node_tools() -> tuple[str, str]:
 
 @pytest.fixture(scope="module")
 def inspector() -> list[str]:
-    """The command that starts the Inspector, installed on first use.
-
-    npm installs into a fresh directory that then takes the cache's name,
-    so a run cut short leaves no half-installed cache behind.
-    """
+    """The command that starts the Inspector, installed on first use by
+    the benches' ``npm_install`` (bench/_common.py)."""
     node, npm = _node_tools()
     launcher = CACHE / "node_modules" / ".bin" / "mcp-inspector"
     if not launcher.exists():
-        CACHE.parent.mkdir(parents=True, exist_ok=True)
-        fresh = Path(tempfile.mkdtemp(prefix="inspector-", dir=CACHE.parent))
-        quiet = ("--no-audit", "--no-fund", "--loglevel=error")
-        done = subprocess.run(
-            [npm, "install", "--prefix", str(fresh), *quiet, PACKAGE],
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-        )
-        if done.returncode:
-            shutil.rmtree(fresh, ignore_errors=True)
-            pytest.fail(f"npm install {PACKAGE} failed:\n{done.stderr[-3000:]}")
+        sys.path.insert(0, str(ROOT / "bench"))
         try:
-            fresh.rename(CACHE)
-        except OSError:  # another run installed it meanwhile
-            shutil.rmtree(fresh, ignore_errors=True)
+            from _common import BenchError, npm_install
+        finally:
+            sys.path.remove(str(ROOT / "bench"))
+        try:
+            npm_install(npm, (PACKAGE,), CACHE, timeout=300)
+        except BenchError as exc:
+            pytest.fail(str(exc))
     return [node, str(launcher.resolve())]
 
 
