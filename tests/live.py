@@ -26,13 +26,17 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import httpx
 import pytest
+
+if TYPE_CHECKING:
+    from mcp import Client
 
 ROOT = Path(__file__).resolve().parent.parent
 #: The servers ``serve`` runs; parametrize live tests over it.
@@ -276,3 +280,35 @@ def count_contacts(base: str, email: str) -> int:
     )
     count: int = response.json()["result"]["structuredContent"]["count"]
     return count
+
+
+def sdk_run(
+    url: str,
+    log: Path,
+    body: Callable[[Client], Awaitable[None]],
+    mode: str,
+    timeout: float = 30,
+    **options: Any,
+) -> None:
+    """Run ``body`` with the official SDK's client connected to ``url`` in
+    ``mode``, as the demo user (its token); ``options`` go to ``Client``.
+    Prints the server's ``log`` if it fails."""
+    import anyio
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    from demo_project.management.commands.seed_demo import DEMO_TOKEN
+
+    async def main() -> None:
+        with anyio.fail_after(timeout):
+            http = httpx2.AsyncClient(headers={"Authorization": f"Token {DEMO_TOKEN}"})
+            transport = streamable_http_client(url, http_client=http)
+            async with Client(transport, mode=mode, **options) as client:
+                await body(client)
+
+    try:
+        anyio.run(main)
+    except Exception:
+        print(f"--- server log ({log}) ---\n{log.read_text()}")
+        raise

@@ -24,14 +24,10 @@ from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import anyio
-import httpx2
 import pytest
 from mcp import Client, types
-from mcp.client.streamable_http import streamable_http_client
 
-from demo_project.management.commands.seed_demo import DEMO_TOKEN
-from tests.live import SERVERS, demo_database, serve
+from tests.live import SERVERS, demo_database, sdk_run, serve
 
 pytestmark = pytest.mark.live
 
@@ -58,23 +54,7 @@ class LiveServer:
 
         ``options`` go to ``Client`` (an ``elicitation_callback``, say).
         """
-
-        async def main() -> None:
-            with anyio.fail_after(30):
-                transport = streamable_http_client(
-                    self.url,
-                    http_client=httpx2.AsyncClient(
-                        headers={"Authorization": f"Token {DEMO_TOKEN}"}
-                    ),
-                )
-                async with Client(transport, mode=mode, **options) as client:
-                    await body(client)
-
-        try:
-            anyio.run(main)
-        except Exception:
-            print(f"--- server log ({self.log}) ---\n{self.log.read_text()}")
-            raise
+        sdk_run(self.url, self.log, body, mode, **options)
 
 
 @pytest.fixture(scope="module", params=SERVERS)

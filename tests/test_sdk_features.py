@@ -25,15 +25,12 @@ from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import anyio
 import httpx
-import httpx2
 import pytest
 from mcp import Client, types
-from mcp.client.streamable_http import streamable_http_client
 
 from demo_project.management.commands.seed_demo import DEMO_TOKEN
-from tests.live import demo_database, serve
+from tests.live import demo_database, sdk_run, serve
 
 pytestmark = pytest.mark.live
 
@@ -64,21 +61,7 @@ class Demo:
 
     def run(self, mode: str, body: Callable[[Client], Awaitable[None]]) -> None:
         """Run ``body`` with a connected client; show the server log on failure."""
-
-        async def main() -> None:
-            with anyio.fail_after(60):
-                http = httpx2.AsyncClient(
-                    headers={"Authorization": f"Token {DEMO_TOKEN}"}
-                )
-                transport = streamable_http_client(self.url, http_client=http)
-                async with Client(transport, mode=mode) as client:
-                    await body(client)
-
-        try:
-            anyio.run(main)
-        except Exception:
-            print(f"--- server log ({self.log}) ---\n{self.log.read_text()}")
-            raise
+        sdk_run(self.url, self.log, body, mode, timeout=60)
 
     def capabilities(self, mode: str) -> types.ServerCapabilities:
         """What the server declares in ``mode``'s era.
